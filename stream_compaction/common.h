@@ -1,0 +1,288 @@
+#pragma once
+// Shared pieces of every back end: error checking, the course's timer, RAII device
+// buffers, the run-time block size and the two kernels that compaction is built from.
+// This header compiles in a plain C++ translation unit; device-only declarations are
+// guarded by __CUDACC__.
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+
+#include <cuda_runtime_api.h>
+
+#include "predicate.h"
+
+// The course's macro: throws StreamCompaction::CudaError if the last CUDA call failed.
+#define checkCUDAError(msg) ::StreamCompaction::Common::checkLastError((msg), __FILE__, __LINE__)
+
+// Checks a CUDA runtime call; a failure throws CudaError naming the current operation.
+#define SC_CUDA_CHECK(call) ::StreamCompaction::Common::checkCuda((call), #call, __FILE__, __LINE__)
+
+// After every kernel launch: catches launch-configuration errors at once.
+#define SC_CHECK_LAUNCH(kernelName) \
+    ::StreamCompaction::Common::checkLastError("launch " kernelName, __FILE__, __LINE__)
+
+/** floor(log2(x)) for x >= 1. */
+inline int ilog2(int x) {
+    int lg = 0;
+    while (x >>= 1) ++lg;
+    return lg;
+}
+
+/** ceil(log2(x)) for x >= 1; 0 for x = 1. */
+inline int ilog2ceil(int x) {
+    return x <= 1 ? 0 : ilog2(x - 1) + 1;
+}
+
+namespace StreamCompaction {
+
+/** A CUDA failure, with the back end, operation and size that were running. */
+class CudaError : public std::runtime_error {
+public:
+    CudaError(const std::string &what, cudaError_t code) : std::runtime_error(what), code_(code) {}
+    cudaError_t code() const { return code_; }
+
+private:
+    cudaError_t code_;
+};
+
+/** A device allocation that did not fit; carries the byte count asked for. */
+class OutOfMemory : public CudaError {
+public:
+    OutOfMemory(const std::string &what, std::size_t bytes)
+        : CudaError(what, cudaErrorMemoryAllocation), bytes_(bytes) {}
+    std::size_t bytes() const { return bytes_; }
+
+private:
+    std::size_t bytes_;
+};
+
+namespace Common {
+
+/**
+ * Names the operation running on this thread, so that an error anywhere below it says
+ * "naive scan, n = 1048576: ...". Back ends open one at each public entry point.
+ * A negative n throws std::invalid_argument.
+ */
+class Operation {
+public:
+    Operation(const char *backend, const char *op, long long n);
+    ~Operation();
+    Operation(const Operation &) = delete;
+    Operation &operator=(const Operation &) = delete;
+
+    /** "naive scan, n = 1048576", or "CUDA" outside any operation. */
+    static std::string describeCurrent();
+
+private:
+    const char *backend_;
+    const char *op_;
+    long long n_;
+    const Operation *outer_;
+};
+
+void checkCuda(cudaError_t err, const char *what, const char *file, int line);
+void checkLastError(const char *what, const char *file, int line);
+
+/** True when at least one CUDA device can be used. Cached after the first call. */
+bool deviceAvailable();
+
+/** What a report says about the GPU it ran on. */
+struct DeviceInfo {
+    std::string name;
+    int computeMajor = 0;
+    int computeMinor = 0;
+    int multiprocessors = 0;
+    std::size_t globalMemoryBytes = 0;
+    std::size_t l2CacheBytes = 0;
+    double theoreticalBandwidthGBs = 0;  // 2 x memory clock x bus width (DDR)
+    int driverVersion = 0;               // e.g. 13000 for 13.0
+    int runtimeVersion = 0;
+};
+
+/** The current device's description; throws CudaError without a device. */
+DeviceInfo deviceInfo();
+
+/**
+ * Median time in ms of a device-to-device cudaMemcpy of `bytes` bytes (after one
+ * untimed copy): the practical ceiling for an operation that reads an array once and
+ * writes it once. Bandwidth is 2 * bytes / time.
+ */
+double measureCopyMs(std::size_t bytes, int reps);
+
+/** Threads per block used by every GPU back end (default 128). */
+int blockSize();
+/** Sets the block size; throws std::invalid_argument unless a multiple of 32 in [32, 1024]. */
+void setBlockSize(int threads);
+/** Whether `threads` is an accepted block size. */
+bool validBlockSize(int threads);
+
+/** Blocks needed to give one thread to each of `items` items. */
+inline unsigned int blocksFor(long long items, int threads) {
+    return static_cast<unsigned int>((items + threads - 1) / threads);
+}
+
+/** Raw allocation helpers; allocation failure throws OutOfMemory with the byte count. */
+void *deviceAllocate(std::size_t bytes);
+void deviceFree(void *ptr) noexcept;
+
+/** An owning device array: freed on scope exit, movable, not copyable. */
+template <typename T>
+class DeviceBuffer {
+public:
+    DeviceBuffer() = default;
+    explicit DeviceBuffer(std::size_t count)
+        : data_(static_cast<T *>(deviceAllocate(count * sizeof(T)))), count_(count) {}
+    ~DeviceBuffer() { deviceFree(data_); }
+    DeviceBuffer(DeviceBuffer &&other) noexcept : data_(other.data_), count_(other.count_) {
+        other.data_ = nullptr;
+        other.count_ = 0;
+    }
+    DeviceBuffer &operator=(DeviceBuffer &&other) noexcept {
+        if (this != &other) {
+            deviceFree(data_);
+            data_ = other.data_;
+            count_ = other.count_;
+            other.data_ = nullptr;
+            other.count_ = 0;
+        }
+        return *this;
+    }
+    DeviceBuffer(const DeviceBuffer &) = delete;
+    DeviceBuffer &operator=(const DeviceBuffer &) = delete;
+
+    /** Grows (never shrinks) to at least `count` elements; contents are not kept. */
+    void reserve(std::size_t count) {
+        if (count > count_) {
+            deviceFree(data_);
+            data_ = nullptr;
+            count_ = 0;
+            data_ = static_cast<T *>(deviceAllocate(count * sizeof(T)));
+            count_ = count;
+        }
+    }
+
+    void upload(const T *host, std::size_t count) {
+        SC_CUDA_CHECK(cudaMemcpy(data_, host, count * sizeof(T), cudaMemcpyHostToDevice));
+    }
+    void download(T *host, std::size_t count) const {
+        SC_CUDA_CHECK(cudaMemcpy(host, data_, count * sizeof(T), cudaMemcpyDeviceToHost));
+    }
+    /** Sets every byte of the first `count` elements to `byte` (poisoning outputs). */
+    void fillBytes(int byte, std::size_t count) {
+        SC_CUDA_CHECK(cudaMemset(data_, byte, count * sizeof(T)));
+    }
+
+    T *get() const { return data_; }
+    std::size_t size() const { return count_; }
+
+private:
+    T *data_ = nullptr;
+    std::size_t count_ = 0;
+};
+
+/**
+ * The course's host-pointer API on top of a back end's device-pointer call: copies the
+ * input to the device, runs `call(dOut, dIn)` (which holds the GPU timer, so the copies
+ * stay outside it), and copies back n outputs, or as many as an int-returning call
+ * (a compaction) says it kept.
+ */
+template <typename DeviceCall>
+auto onDeviceCopies(int n, int *odata, const int *idata, DeviceCall call) {
+    DeviceBuffer<int> dIn(n), dOut(n);
+    dIn.upload(idata, n);
+    const int *input = dIn.get();
+    if constexpr (std::is_void_v<decltype(call(dOut.get(), input))>) {
+        call(dOut.get(), input);
+        dOut.download(odata, n);
+    } else {
+        auto kept = call(dOut.get(), input);
+        dOut.download(odata, static_cast<std::size_t>(kept));
+        return kept;
+    }
+}
+
+/**
+ * Grow-only device scratch that a back end keeps across calls, so that a timed call
+ * never allocates (the first, untimed warm-up call does). releaseWorkspaces() frees
+ * every workspace, e.g. between the cells of a sweep.
+ */
+class Workspace {
+public:
+    Workspace();
+    ~Workspace();
+    Workspace(const Workspace &) = delete;
+    Workspace &operator=(const Workspace &) = delete;
+
+    /** At least `count` elements of T; the contents are whatever was there. */
+    template <typename T>
+    T *reserve(std::size_t count) {
+        reserveBytes(count * sizeof(T));
+        return static_cast<T *>(data_);
+    }
+    void release() noexcept;
+
+private:
+    void reserveBytes(std::size_t bytes);
+    void *data_ = nullptr;
+    std::size_t bytes_ = 0;
+};
+
+/** Frees every back end's workspace. */
+void releaseWorkspaces() noexcept;
+
+/**
+ * The course's timer: CPU time with std::chrono, GPU time with CUDA events on the
+ * default stream, both in milliseconds. Starting a running timer or ending a stopped
+ * one throws std::runtime_error. The CUDA events are made on first GPU use, so a
+ * machine without a GPU can still use the CPU half.
+ */
+class PerformanceTimer {
+public:
+    PerformanceTimer() = default;
+    ~PerformanceTimer();
+    PerformanceTimer(const PerformanceTimer &) = delete;
+    PerformanceTimer &operator=(const PerformanceTimer &) = delete;
+    PerformanceTimer(PerformanceTimer &&) = delete;
+    PerformanceTimer &operator=(PerformanceTimer &&) = delete;
+
+    void startCpuTimer();
+    void endCpuTimer();
+    void startGpuTimer();
+    void endGpuTimer();
+
+    float getCpuElapsedTimeForPreviousOperation() const { return prevElapsedTimeCpu_; }
+    float getGpuElapsedTimeForPreviousOperation() const { return prevElapsedTimeGpu_; }
+
+private:
+    using Clock = std::chrono::high_resolution_clock;
+    Clock::time_point cpuStart_;
+    cudaEvent_t eventStart_ = nullptr;
+    cudaEvent_t eventEnd_ = nullptr;
+    bool cpuTimerStarted_ = false;
+    bool gpuTimerStarted_ = false;
+    float prevElapsedTimeCpu_ = 0.0f;
+    float prevElapsedTimeGpu_ = 0.0f;
+};
+
+#if defined(__CUDACC__)
+/** This thread's index in a one-dimensional grid, wide enough for n near 2^31. */
+__device__ inline long long threadIndex() {
+    return static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+}
+
+/** The course's map step: bools[i] = 1 if idata[i] != 0, else 0. */
+__global__ void kernMapToBoolean(int n, int *bools, const int *idata);
+
+/** The course's scatter: odata[indices[i]] = idata[i] wherever bools[i] is 1. */
+__global__ void kernScatter(int n, int *odata, const int *idata, const int *bools, const int *indices);
+
+/** The map step for any predicate: bools[i] = keep(idata[i]). */
+__global__ void kernMapToBoolean(int n, int *bools, const int *idata, Predicate keep);
+#endif
+
+}  // namespace Common
+}  // namespace StreamCompaction

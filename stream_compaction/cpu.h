@@ -1,0 +1,21 @@
+#pragma once
+// The CPU back end: the sequential references every GPU result is checked against.
+
+#include "common.h"
+
+namespace StreamCompaction {
+namespace CPU {
+
+StreamCompaction::Common::PerformanceTimer &timer();
+
+/** Exclusive prefix sum, one loop (sums wrap modulo 2^32, as on the GPU). */
+void scan(int n, int *odata, const int *idata);
+
+/** Keeps the elements matching `keep`, in order; returns how many. One loop, no scan. */
+int compactWithoutScan(int n, int *odata, const int *idata, Predicate keep = Predicate::nonZero());
+
+/** The same result built the GPU way: map to 0/1, exclusive scan, scatter. */
+int compactWithScan(int n, int *odata, const int *idata, Predicate keep = Predicate::nonZero());
+
+}  // namespace CPU
+}  // namespace StreamCompaction

@@ -1,0 +1,44 @@
+#pragma once
+// What compaction keeps: the course's "non-zero", the textbook's "multiple of k", or
+// "greater than t". A small value type, evaluated the same way on host and device so
+// the CPU reference and every GPU back end agree by construction.
+
+#include <string>
+
+#if defined(__CUDACC__)
+#define SC_HOST_DEVICE __host__ __device__
+#else
+#define SC_HOST_DEVICE
+#endif
+
+namespace StreamCompaction {
+
+struct Predicate {
+    enum class Kind { NonZero, MultipleOf, GreaterThan };
+
+    Kind kind = Kind::NonZero;
+    int operand = 0;  // k for MultipleOf (k != 0), t for GreaterThan
+
+    static Predicate nonZero() { return {Kind::NonZero, 0}; }
+    static Predicate multipleOf(int k) { return {Kind::MultipleOf, k}; }
+    static Predicate greaterThan(int t) { return {Kind::GreaterThan, t}; }
+
+    SC_HOST_DEVICE bool operator()(int v) const {
+        switch (kind) {
+            case Kind::MultipleOf: return v % operand == 0;
+            case Kind::GreaterThan: return v > operand;
+            default: return v != 0;
+        }
+    }
+
+    /** "nonzero", "mod:3", "gt:10": the same spelling the command line accepts. */
+    std::string name() const {
+        switch (kind) {
+            case Kind::MultipleOf: return "mod:" + std::to_string(operand);
+            case Kind::GreaterThan: return "gt:" + std::to_string(operand);
+            default: return "nonzero";
+        }
+    }
+};
+
+}  // namespace StreamCompaction

@@ -1,0 +1,121 @@
+#include "thrust.h"
+
+#include <cstddef>
+#include <map>
+
+#include <thrust/copy.h>
+#include <thrust/execution_policy.h>
+#include <thrust/scan.h>
+#include <thrust/system/system_error.h>
+
+namespace StreamCompaction {
+namespace Thrust {
+
+using StreamCompaction::Common::PerformanceTimer;
+
+PerformanceTimer &timer() {
+    static PerformanceTimer timer;
+    return timer;
+}
+
+namespace {
+
+// Thrust's temporary-allocation hook: blocks handed back are kept on a free list and
+// reused by the next call that fits, so after an untimed warm-up call a timed call does
+// no cudaMalloc or cudaFree.
+class CachingAllocator {
+public:
+    using value_type = char;
+
+    CachingAllocator() = default;
+    CachingAllocator(const CachingAllocator &) = delete;
+    CachingAllocator &operator=(const CachingAllocator &) = delete;
+    ~CachingAllocator() { release(); }
+
+    char *allocate(std::ptrdiff_t bytes) {
+        auto block = freeBlocks_.lower_bound(static_cast<std::size_t>(bytes));
+        char *ptr;
+        std::size_t size;
+        if (block != freeBlocks_.end()) {
+            size = block->first;
+            ptr = block->second;
+            freeBlocks_.erase(block);
+        } else {
+            size = static_cast<std::size_t>(bytes);
+            ptr = static_cast<char *>(Common::deviceAllocate(size));
+            ++allocations_;
+        }
+        blocksInUse_.emplace(ptr, size);
+        return ptr;
+    }
+
+    void deallocate(char *ptr, std::size_t) {
+        auto block = blocksInUse_.find(ptr);
+        freeBlocks_.emplace(block->second, ptr);
+        blocksInUse_.erase(block);
+    }
+
+    void release() noexcept {
+        for (auto &block : freeBlocks_) Common::deviceFree(block.second);
+        freeBlocks_.clear();
+    }
+
+    /** How many times a block had to be allocated rather than reused. */
+    long long allocations() const { return allocations_; }
+
+private:
+    std::multimap<std::size_t, char *> freeBlocks_;  // by size, for a best fit
+    std::map<char *, std::size_t> blocksInUse_;
+    long long allocations_ = 0;
+};
+
+CachingAllocator temporaryStorage;
+
+// Runs one Thrust call inside the timer. A call that had to allocate temporary storage
+// (the first at a new size) is run again, so that a reported time never includes
+// cudaMalloc. Thrust's exceptions become CudaError with the operation's name.
+template <typename Call>
+auto timedThrustCall(Call call) {
+    try {
+        for (;;) {
+            const long long allocationsBefore = temporaryStorage.allocations();
+            timer().startGpuTimer();
+            auto result = call();
+            timer().endGpuTimer();
+            if (temporaryStorage.allocations() == allocationsBefore) return result;
+        }
+    } catch (const thrust::system_error &e) {
+        throw CudaError(Common::Operation::describeCurrent() + ": " + e.what(),
+                        static_cast<cudaError_t>(e.code().value()));
+    }
+}
+
+}  // namespace
+
+void scanDevice(int n, int *dOut, const int *dIn) {
+    Common::Operation operation("thrust", "scan", n);
+    timedThrustCall([&] { return thrust::exclusive_scan(thrust::cuda::par(temporaryStorage), dIn, dIn + n, dOut); });
+}
+
+int compactDevice(int n, int *dOut, const int *dIn, Predicate keep) {
+    Common::Operation operation("thrust", "compact", n);
+    int *end = timedThrustCall(
+        [&] { return thrust::copy_if(thrust::cuda::par(temporaryStorage), dIn, dIn + n, dOut, keep); });
+    return static_cast<int>(end - dOut);
+}
+
+void releaseTemporaryStorage() noexcept { temporaryStorage.release(); }
+
+void scan(int n, int *odata, const int *idata) {
+    Common::Operation operation("thrust", "scan", n);
+    Common::onDeviceCopies(n, odata, idata, [n](int *dOut, const int *dIn) { scanDevice(n, dOut, dIn); });
+}
+
+int compact(int n, int *odata, const int *idata) {
+    Common::Operation operation("thrust", "compact", n);
+    return Common::onDeviceCopies(n, odata, idata,
+                                  [n](int *dOut, const int *dIn) { return compactDevice(n, dOut, dIn); });
+}
+
+}  // namespace Thrust
+}  // namespace StreamCompaction

@@ -1,0 +1,41 @@
+#pragma once
+// Independent CPU references, written with the standard library rather than the CPU
+// back end's loops, so that the CPU back end is checked too.
+
+#include <algorithm>
+#include <numeric>
+#include <vector>
+
+#include <stream_compaction/predicate.h>
+
+namespace TestingHelpers {
+
+/** Exclusive prefix sum; sums wrap modulo 2^32 like the GPU's int adds. */
+inline std::vector<int> referenceScan(const std::vector<int> &input) {
+    std::vector<unsigned int> sums(input.begin(), input.end());
+    std::exclusive_scan(sums.begin(), sums.end(), sums.begin(), 0u);
+    return std::vector<int>(sums.begin(), sums.end());
+}
+
+/** The elements that `keep` accepts, in order. */
+inline std::vector<int> referenceCompact(const std::vector<int> &input, StreamCompaction::Predicate keep) {
+    std::vector<int> kept;
+    std::copy_if(input.begin(), input.end(), std::back_inserter(kept), keep);
+    return kept;
+}
+
+/** Kept elements first, then the rest, each group in input order. */
+inline std::vector<int> referencePartition(const std::vector<int> &input, StreamCompaction::Predicate keep) {
+    std::vector<int> partitioned = input;
+    std::stable_partition(partitioned.begin(), partitioned.end(), keep);
+    return partitioned;
+}
+
+/** Ascending order. */
+inline std::vector<int> referenceSort(const std::vector<int> &input) {
+    std::vector<int> sorted = input;
+    std::sort(sorted.begin(), sorted.end());
+    return sorted;
+}
+
+}  // namespace TestingHelpers

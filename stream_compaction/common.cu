@@ -24,6 +24,10 @@ Operation::Operation(const char *backend, const char *op, long long n)
         throw std::invalid_argument(std::string(backend) + " " + op + ": n = " + std::to_string(n) +
                                     " is negative; n must be >= 0");
     }
+    if (!deviceAvailable()) {
+        throw CudaError(std::string(backend) + " " + op + ", n = " + std::to_string(n) + ": no CUDA device",
+                        cudaErrorNoDevice);
+    }
     currentOperation = this;
 }
 

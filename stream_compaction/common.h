@@ -65,7 +65,8 @@ namespace Common {
 /**
  * Names the operation running on this thread, so that an error anywhere below it says
  * "naive scan, n = 1048576: ...". Back ends open one at each public entry point.
- * A negative n throws std::invalid_argument.
+ * A negative n throws std::invalid_argument; without a CUDA device it throws CudaError
+ * saying "no CUDA device".
  */
 class Operation {
 public:

@@ -1,0 +1,155 @@
+#include "course_run.h"
+
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include <stream_compaction/cpu.h>
+
+#include "runner.h"
+#include "testing_helpers.hpp"
+
+#ifndef SC_VERSION
+#define SC_VERSION "unknown"
+#endif
+
+namespace Harness {
+
+using StreamCompaction::Backend;
+using StreamCompaction::Predicate;
+namespace Common = StreamCompaction::Common;
+
+namespace {
+
+void printBanner(const std::string &title) {
+    const std::string stars(title.size() + 6, '*');
+    fmt::print("\n{}\n** {} **\n{}\n", stars, title, stars);
+}
+
+std::string gpuDescription() {
+    if (!Common::deviceAvailable()) return "GPU: none (no CUDA device; GPU tests are skipped)";
+    const Common::DeviceInfo gpu = Common::deviceInfo();
+    return fmt::format("GPU: {} (sm_{}{}, {} SMs, {:.1f} GiB), driver {}.{}, runtime {}.{}", gpu.name,
+                       gpu.computeMajor, gpu.computeMinor, gpu.multiprocessors,
+                       gpu.globalMemoryBytes / double(1ULL << 30), gpu.driverVersion / 1000,
+                       gpu.driverVersion % 1000 / 10, gpu.runtimeVersion / 1000, gpu.runtimeVersion % 1000 / 10);
+}
+
+// The course's SIZE - 1 random values in [0, maxValue) and a 0 at the end, to test
+// that edge case.
+std::vector<int> courseInput(long long size, int maxValue) {
+    std::vector<int> values(static_cast<std::size_t>(size), 0);
+    genArray(static_cast<int>(size - 1), values.data(), maxValue);
+    return values;
+}
+
+// Keys over the whole int range, negatives included, for the sorts.
+std::vector<int> sortInput(long long size) {
+    std::uniform_int_distribution<int> keys(std::numeric_limits<int>::min(), std::numeric_limits<int>::max());
+    std::vector<int> values(static_cast<std::size_t>(size));
+    for (int &value : values) value = keys(TestingHelpers::generator());
+    return values;
+}
+
+class CourseRun {
+public:
+    explicit CourseRun(const Options &options) : options_(options) {
+        settings_.warmup = options.warmup;
+        settings_.reps = options.reps;
+    }
+
+    int failures() const { return failures_; }
+
+    std::vector<const Backend *> offering(Op op) const {
+        std::vector<const Backend *> chosen;
+        for (const std::string &name : options_.backends) {
+            const Backend *backend = StreamCompaction::findBackend(name);
+            if (backend && offers(*backend, op)) chosen.push_back(backend);
+        }
+        return chosen;
+    }
+
+    // One section: every chosen back end offering `op`, on the power-of-two input and
+    // on its first NPOT elements. The CPU's outputs are printed, as in the course.
+    void section(const std::string &title, Op op, const std::vector<int> &input) {
+        const auto backends = offering(op);
+        if (backends.empty()) return;
+        printBanner(title);
+        fmt::print("    {}\n", TestingHelpers::formatArray(static_cast<long long>(input.size()), input.data(), true));
+        const std::vector<int> npotInput(input.begin(), input.end() - 3);
+        const Expected potExpected = expected(op, input, settings_.keep);
+        const Expected npotExpected = expected(op, npotInput, settings_.keep);
+        for (const Backend *backend : backends) {
+            const std::string label = backend->onGpu || op != Op::Compact
+                                          ? fmt::format("{} {}", backend->title, opName(op))
+                                          : "cpu compact without scan";
+            test(label + ", power-of-two", *backend, op, input, potExpected);
+            test(label + ", non-power-of-two", *backend, op, npotInput, npotExpected);
+            if (!backend->onGpu && op == Op::Compact) {
+                const Backend withScan{"cpu", "cpu", false, StreamCompaction::CPU::timer, nullptr,
+                                       StreamCompaction::CPU::compactWithScan, nullptr, nullptr};
+                test("cpu compact with scan, power-of-two", withScan, op, input, potExpected);
+                test("cpu compact with scan, non-power-of-two", withScan, op, npotInput, npotExpected);
+            }
+        }
+    }
+
+private:
+    void test(const std::string &description, const Backend &backend, Op op, const std::vector<int> &input,
+              const Expected &want) {
+        fmt::print("==== {} ====\n", description);
+        if (backend.onGpu && !Common::deviceAvailable()) {
+            fmt::print("    skipped: no CUDA device\n");
+            return;
+        }
+        const Run result = run(backend, op, input, settings_);
+        fmt::print("   elapsed time: {:g}ms    ({} Measured)\n", result.timing.medianMs,
+                   backend.onGpu ? "CUDA" : "std::chrono");
+        if (!backend.onGpu) {
+            fmt::print("    {}\n", TestingHelpers::formatArray(static_cast<long long>(result.output.size()),
+                                                             result.output.data(), true));
+        }
+        const Verdict verdict = verify(op, result, want);
+        if (verdict.passed()) {
+            fmt::print("    passed\n");
+            return;
+        }
+        ++failures_;
+        fmt::print("    {}\n    {}\n", verdict.detail,
+                   verdict.kind == Verdict::Kind::FailCount ? "FAIL COUNT" : "FAIL VALUE");
+    }
+
+    const Options &options_;
+    RunSettings settings_;
+    int failures_ = 0;
+};
+
+}  // namespace
+
+std::string courseHeader(const Options &options) {
+    return fmt::format(
+        "cis565_stream_compaction {} | {} | SIZE {} = {}, NPOT {} | seed {} | block size {} | "
+        "times: median of {} calls after {} untimed",
+        SC_VERSION, gpuDescription(), formatSize(options.size), options.size, options.size - 3, options.seed,
+        options.blockSize, options.reps, options.warmup);
+}
+
+int runCourseSequence(const Options &options) {
+    Common::setBlockSize(options.blockSize);
+    TestingHelpers::setSeed(options.seed);
+    fmt::print("{}\n", courseHeader(options));
+
+    CourseRun course(options);
+    course.section("SCAN TESTS", Op::Scan, courseInput(options.size, 50));
+    const std::vector<int> flagsInput = courseInput(options.size, 4);
+    course.section("STREAM COMPACTION TESTS", Op::Compact, flagsInput);
+    course.section("PARTITION TESTS", Op::Partition, flagsInput);
+    course.section("RADIX SORT TESTS", Op::Sort, sortInput(options.size));
+    std::fflush(stdout);
+    return course.failures() == 0 ? 0 : 1;
+}
+
+}  // namespace Harness

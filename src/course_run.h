@@ -1,0 +1,20 @@
+#pragma once
+// The default job: the course's test sequence, printed the way the course's README
+// shows it ("** SCAN TESTS **", "==== cpu scan, power-of-two ====", "    passed").
+
+#include "cli.h"
+
+namespace Harness {
+
+/**
+ * Runs scan, compaction, partition and sort tests on SIZE and NPOT = SIZE - 3 random
+ * ints for the chosen back ends, checking every result against an independent CPU
+ * reference. Returns the exit status: 1 if any result failed, else 0 (GPU tests are
+ * skipped, not failed, without a CUDA device). CUDA errors propagate as CudaError.
+ */
+int runCourseSequence(const Options &options);
+
+/** The one-line header: program, GPU, size, seed, block size, timing method. */
+std::string courseHeader(const Options &options);
+
+}  // namespace Harness

@@ -1,0 +1,21 @@
+// cis565_stream_compaction: the course's test sequence by default.
+
+#include <exception>
+
+#include <fmt/format.h>
+
+#include "cli.h"
+#include "course_run.h"
+
+int main(int argc, char **argv) {
+    Harness::Options options;
+    const int status = Harness::parseCommandLine(argc, argv, options);
+    if (status >= 0) return status;
+    try {
+        return Harness::runCourseSequence(options);
+    } catch (const std::exception &e) {
+        std::fflush(stdout);
+        fmt::print(stderr, "cis565_stream_compaction: error: {}\n", e.what());
+        return 1;
+    }
+}

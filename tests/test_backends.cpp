@@ -1,0 +1,91 @@
+// Every back end in the registry, every operation it offers, through the harness's
+// runner (poisoned outputs, independent references), at the edge sizes.
+
+#include <gtest/gtest.h>
+
+#include <stream_compaction/backends.h>
+
+#include "runner.h"
+#include "test_support.h"
+
+namespace {
+
+using StreamCompaction::Backend;
+using StreamCompaction::Predicate;
+
+struct Case {
+    const Backend *backend;
+    Harness::Op op;
+};
+
+void PrintTo(const Case &which, std::ostream *os) { *os << which.backend->name << " " << Harness::opName(which.op); }
+
+std::vector<Case> allCases() {
+    std::vector<Case> cases;
+    for (const Backend &backend : StreamCompaction::backends()) {
+        for (Harness::Op op : {Harness::Op::Scan, Harness::Op::Compact, Harness::Op::Partition, Harness::Op::Sort}) {
+            if (Harness::offers(backend, op)) cases.push_back({&backend, op});
+        }
+    }
+    return cases;
+}
+
+class RegistryTest : public ::testing::TestWithParam<std::tuple<Case, int>> {};
+
+TEST_P(RegistryTest, MatchesReference) {
+    const auto [which, n] = GetParam();
+    if (which.backend->onGpu) SKIP_WITHOUT_GPU();
+    const auto seed = TestSupport::freshSeed();
+    const std::vector<int> input = TestSupport::randomInput(n, seed);
+    Harness::RunSettings settings;
+    settings.warmup = 0;
+    settings.reps = 1;
+    // The textbook's predicates too, on the operations that take one.
+    for (Predicate keep : {Predicate::nonZero(), Predicate::multipleOf(3), Predicate::greaterThan(10)}) {
+        SCOPED_TRACE(testing::Message() << which.backend->name << " " << Harness::opName(which.op) << ", n = " << n
+                                        << ", keep " << keep.name() << ", seed " << seed);
+        settings.keep = keep;
+        const Harness::Run result = Harness::run(*which.backend, which.op, input, settings);
+        const Harness::Verdict verdict = Harness::verify(which.op, result, Harness::expected(which.op, input, keep));
+        EXPECT_TRUE(verdict.passed()) << verdict.detail;
+        if (which.op != Harness::Op::Compact && which.op != Harness::Op::Partition) break;
+    }
+}
+
+std::string caseName(const testing::TestParamInfo<std::tuple<Case, int>> &info) {
+    const Case &which = std::get<0>(info.param);
+    return std::string(which.backend->name) + "_" + Harness::opName(which.op) + "_n" +
+           std::to_string(std::get<1>(info.param));
+}
+
+INSTANTIATE_TEST_SUITE_P(EdgeSizes, RegistryTest,
+                         testing::Combine(testing::ValuesIn(allCases()), testing::ValuesIn(TestSupport::edgeSizes())),
+                         caseName);
+
+// The GPU back ends at the smallest and largest block sizes.
+TEST(BlockSizes, GpuBackEndsAtEveryAcceptedExtreme) {
+    SKIP_WITHOUT_GPU();
+    const int before = StreamCompaction::Common::blockSize();
+    for (int threads : {32, 96, 1024}) {
+        StreamCompaction::Common::setBlockSize(threads);
+        for (int n : {1, 33, 1023, 1025, (1 << 18) + 5}) {
+            const auto seed = TestSupport::freshSeed();
+            const std::vector<int> input = TestSupport::randomInput(n, seed);
+            for (const Case &which : allCases()) {
+                if (!which.backend->onGpu) continue;
+                SCOPED_TRACE(testing::Message() << which.backend->name << " " << Harness::opName(which.op)
+                                                << ", block " << threads << ", n = " << n << ", seed " << seed);
+                Harness::RunSettings settings;
+                settings.warmup = 0;
+                settings.reps = 1;
+                const Harness::Run result = Harness::run(*which.backend, which.op, input, settings);
+                const auto verdict =
+                    Harness::verify(which.op, result, Harness::expected(which.op, input, settings.keep));
+                EXPECT_TRUE(verdict.passed()) << verdict.detail;
+            }
+        }
+    }
+    StreamCompaction::Common::setBlockSize(before);
+}
+
+}  // namespace

@@ -1,0 +1,107 @@
+// Common pieces: log helpers, the timer's rules, block-size validation, error messages.
+
+#include <stdexcept>
+
+#include <gtest/gtest.h>
+
+#include <stream_compaction/common.h>
+#include <stream_compaction/naive.h>
+
+#include "test_support.h"
+
+namespace {
+
+using StreamCompaction::Common::PerformanceTimer;
+namespace Common = StreamCompaction::Common;
+
+TEST(Log2, FloorAndCeiling) {
+    EXPECT_EQ(ilog2(1), 0);
+    EXPECT_EQ(ilog2(2), 1);
+    EXPECT_EQ(ilog2(3), 1);
+    EXPECT_EQ(ilog2(1 << 20), 20);
+    EXPECT_EQ(ilog2ceil(1), 0);
+    EXPECT_EQ(ilog2ceil(2), 1);
+    EXPECT_EQ(ilog2ceil(3), 2);
+    EXPECT_EQ(ilog2ceil((1 << 20) + 1), 21);
+    EXPECT_EQ(ilog2ceil(0x7fffffff), 31);
+}
+
+TEST(PerformanceTimer, CpuMisuseThrows) {
+    PerformanceTimer timer;
+    EXPECT_THROW(timer.endCpuTimer(), std::runtime_error);
+    timer.startCpuTimer();
+    EXPECT_THROW(timer.startCpuTimer(), std::runtime_error);
+    timer.endCpuTimer();
+    EXPECT_GE(timer.getCpuElapsedTimeForPreviousOperation(), 0.0f);
+    EXPECT_THROW(timer.endCpuTimer(), std::runtime_error);
+}
+
+TEST(PerformanceTimer, GpuEndWithoutStartThrows) {
+    PerformanceTimer timer;
+    EXPECT_THROW(timer.endGpuTimer(), std::runtime_error);
+}
+
+TEST(PerformanceTimer, GpuMisuseThrows) {
+    SKIP_WITHOUT_GPU();
+    PerformanceTimer timer;
+    timer.startGpuTimer();
+    EXPECT_THROW(timer.startGpuTimer(), std::runtime_error);
+    timer.endGpuTimer();
+    EXPECT_THROW(timer.endGpuTimer(), std::runtime_error);
+}
+
+TEST(PerformanceTimer, IsNeitherCopyableNorMovable) {
+    EXPECT_FALSE(std::is_copy_constructible_v<PerformanceTimer>);
+    EXPECT_FALSE(std::is_move_constructible_v<PerformanceTimer>);
+    EXPECT_FALSE(std::is_copy_assignable_v<PerformanceTimer>);
+    EXPECT_FALSE(std::is_move_assignable_v<PerformanceTimer>);
+}
+
+TEST(BlockSize, AcceptsMultiplesOf32From32To1024) {
+    for (int ok : {32, 64, 128, 256, 992, 1024}) EXPECT_TRUE(Common::validBlockSize(ok)) << ok;
+    for (int bad : {-32, 0, 1, 31, 33, 100, 1056, 2048}) EXPECT_FALSE(Common::validBlockSize(bad)) << bad;
+    EXPECT_THROW(Common::setBlockSize(100), std::invalid_argument);
+    const int before = Common::blockSize();
+    Common::setBlockSize(256);
+    EXPECT_EQ(Common::blockSize(), 256);
+    Common::setBlockSize(before);
+}
+
+TEST(Errors, NegativeSizeIsRejectedWithTheOperationsName) {
+    try {
+        StreamCompaction::Naive::scanDevice(-5, nullptr, nullptr);
+        FAIL() << "no exception";
+    } catch (const std::invalid_argument &e) {
+        EXPECT_NE(std::string(e.what()).find("naive scan: n = -5"), std::string::npos) << e.what();
+    }
+}
+
+TEST(Errors, CudaFailureNamesBackEndOperationAndSize) {
+    SKIP_WITHOUT_GPU();
+    // A device call on a host pointer fails inside the back end; the message says where.
+    std::vector<int> host(1000);
+    try {
+        Common::Operation operation("naive", "scan", 1000);
+        SC_CUDA_CHECK(cudaMemcpy(host.data(), reinterpret_cast<const int *>(0x10), 4000, cudaMemcpyDeviceToHost));
+        FAIL() << "no exception";
+    } catch (const StreamCompaction::CudaError &e) {
+        EXPECT_NE(std::string(e.what()).find("naive scan, n = 1000"), std::string::npos) << e.what();
+    }
+}
+
+TEST(Errors, OutOfMemorySaysHowMuchWasNeeded) {
+    SKIP_WITHOUT_GPU();
+    const std::size_t tooMuch = std::size_t(1) << 50;  // 1 PiB
+    try {
+        Common::DeviceBuffer<char> buffer(tooMuch);
+        FAIL() << "no exception";
+    } catch (const StreamCompaction::OutOfMemory &e) {
+        EXPECT_EQ(e.bytes(), tooMuch);
+        EXPECT_NE(std::string(e.what()).find(std::to_string(tooMuch)), std::string::npos) << e.what();
+    }
+    // Not sticky: the device still works.
+    Common::DeviceBuffer<int> small(16);
+    small.fillBytes(0, 16);
+}
+
+}  // namespace

@@ -1,0 +1,47 @@
+#pragma once
+// Shared by the test files: fresh random inputs with their seed, and the edge sizes.
+
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include <stream_compaction/common.h>
+
+namespace TestSupport {
+
+/** The edge sizes: empty, tiny, around warps and blocks, and large. */
+inline const std::vector<int> &edgeSizes() {
+    static const std::vector<int> sizes = {0,   1,   2,    3,       31,          32,      33,          127,
+                                           128, 129, 1000, 1 << 16, (1 << 20) - 1, 1 << 20, (1 << 20) + 1,
+                                           (1 << 24) + 7};
+    return sizes;
+}
+
+/** A fresh seed per call; tests print it with SCOPED_TRACE so a failure can be replayed. */
+inline std::uint64_t freshSeed() {
+    static std::random_device device;
+    return (static_cast<std::uint64_t>(device()) << 32) | device();
+}
+
+/** n values in [-100, 100) with about a quarter zeros (never all zeros for n >= 8). */
+inline std::vector<int> randomInput(int n, std::uint64_t seed) {
+    std::mt19937_64 engine(seed);
+    std::uniform_int_distribution<int> values(-100, 99);
+    std::uniform_int_distribution<int> quarter(0, 3);
+    std::vector<int> input(static_cast<std::size_t>(n));
+    for (int &v : input) v = quarter(engine) == 0 ? 0 : values(engine);
+    return input;
+}
+
+/** An output array filled with 0xCD bytes, so unwritten elements are seen. */
+inline std::vector<int> poisoned(int n) { return std::vector<int>(static_cast<std::size_t>(n), static_cast<int>(0xCDCDCDCDu)); }
+
+#define SKIP_WITHOUT_GPU()                                                     \
+    do {                                                                       \
+        if (!StreamCompaction::Common::deviceAvailable()) GTEST_SKIP() << "no CUDA device"; \
+    } while (0)
+
+}  // namespace TestSupport

@@ -3,16 +3,20 @@
 #include "cpu.h"
 #include "efficient.h"
 #include "naive.h"
+#include "radix.h"
+#include "textbook.h"
 #include "thrust.h"
 
 namespace StreamCompaction {
 
 const std::vector<Backend> &backends() {
     static const std::vector<Backend> all = {
-        {"cpu", "cpu", false, CPU::timer, CPU::scan, CPU::compactWithoutScan, nullptr, nullptr},
+        {"cpu", "cpu", false, CPU::timer, CPU::scan, CPU::compactWithoutScan, CPU::partition, CPU::sort},
         {"naive", "naive", true, Naive::timer, Naive::scanDevice, nullptr, nullptr, nullptr},
         {"efficient", "work-efficient", true, Efficient::timer, Efficient::scanDevice, Efficient::compactDevice, nullptr, nullptr},
-        {"thrust", "thrust", true, Thrust::timer, Thrust::scanDevice, Thrust::compactDevice, nullptr, nullptr},
+        {"thrust", "thrust", true, Thrust::timer, Thrust::scanDevice, Thrust::compactDevice, Thrust::partitionDevice, Thrust::sortDevice},
+        {"textbook", "textbook", true, Textbook::timer, nullptr, Textbook::compactDevice, Textbook::partitionDevice, nullptr},
+        {"radix", "radix sort", true, Radix::timer, nullptr, nullptr, nullptr, Radix::sortDevice},
     };
     return all;
 }

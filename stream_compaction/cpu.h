@@ -17,5 +17,11 @@ int compactWithoutScan(int n, int *odata, const int *idata, Predicate keep = Pre
 /** The same result built the GPU way: map to 0/1, exclusive scan, scatter. */
 int compactWithScan(int n, int *odata, const int *idata, Predicate keep = Predicate::nonZero());
 
+/** Stable partition, one loop per group: the elements matching `keep`, then the rest; returns how many kept. */
+int partition(int n, int *odata, const int *idata, Predicate keep = Predicate::nonZero());
+
+/** Ascending sort of signed ints: LSD radix sort, four counting-sort passes of 8-bit digits. */
+void sort(int n, int *odata, const int *idata);
+
 }  // namespace CPU
 }  // namespace StreamCompaction

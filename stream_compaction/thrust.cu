@@ -5,7 +5,9 @@
 
 #include <thrust/copy.h>
 #include <thrust/execution_policy.h>
+#include <thrust/partition.h>
 #include <thrust/scan.h>
+#include <thrust/sort.h>
 #include <thrust/system/system_error.h>
 
 namespace StreamCompaction {
@@ -102,6 +104,26 @@ int compactDevice(int n, int *dOut, const int *dIn, Predicate keep) {
     int *end = timedThrustCall(
         [&] { return thrust::copy_if(thrust::cuda::par(temporaryStorage), dIn, dIn + n, dOut, keep); });
     return static_cast<int>(end - dOut);
+}
+
+int partitionDevice(int n, int *dOut, const int *dIn, Predicate keep) {
+    Common::Operation operation("thrust", "partition", n);
+    if (n == 0) return 0;
+    int *firstRejected = timedThrustCall([&] {
+        SC_CUDA_CHECK(cudaMemcpyAsync(dOut, dIn, n * sizeof(int), cudaMemcpyDeviceToDevice));
+        return thrust::stable_partition(thrust::cuda::par(temporaryStorage), dOut, dOut + n, keep);
+    });
+    return static_cast<int>(firstRejected - dOut);
+}
+
+void sortDevice(int n, int *dOut, const int *dIn) {
+    Common::Operation operation("thrust", "sort", n);
+    if (n == 0) return;
+    timedThrustCall([&] {
+        SC_CUDA_CHECK(cudaMemcpyAsync(dOut, dIn, n * sizeof(int), cudaMemcpyDeviceToDevice));
+        thrust::sort(thrust::cuda::par(temporaryStorage), dOut, dOut + n);
+        return dOut;
+    });
 }
 
 void releaseTemporaryStorage() noexcept { temporaryStorage.release(); }

@@ -22,6 +22,15 @@ void scanDevice(int n, int *dOut, const int *dIn);
 /** Compaction of device arrays by any predicate; returns how many were kept. */
 int compactDevice(int n, int *dOut, const int *dIn, Predicate keep = Predicate::nonZero());
 
+/**
+ * Stable partition of device arrays with thrust::stable_partition (on a copy of the
+ * input, the copy timed too): kept elements first, then the rest. Returns how many were kept.
+ */
+int partitionDevice(int n, int *dOut, const int *dIn, Predicate keep = Predicate::nonZero());
+
+/** Ascending sort of device arrays with thrust::sort (on a copy of the input, the copy timed too). */
+void sortDevice(int n, int *dOut, const int *dIn);
+
 /** Frees Thrust's cached temporary storage. */
 void releaseTemporaryStorage() noexcept;
 

@@ -80,35 +80,53 @@ __device__ void blockExclusiveScan(int *scans, int scanSize, int lanes, int *tot
 int scanSizeFor(int threads) { return 1 << ilog2ceil(threads); }
 
 // Kernel 1 of 6.2, generalised to several buckets: each block splits its own tile of
-// blockDim values. Flag per bucket, one shared-memory scan per bucket (the rank of each
-// value inside its bucket), then a stable local scatter through shared memory into
-// bucket order, written out coalesced to the block's own segment of tileKeys. Records
-// each bucket's count at bucketCounts[bucket * tiles + block]: bucket-major, so that
-// one exclusive scan of the whole table gives every block its place in every bucket.
-// A value that joins no bucket (compaction's rejects, and the tail past n) is dropped.
+// blockDim * kItemsPerThread values. The tile is loaded coalesced into shared memory and
+// each thread takes a run of kItemsPerThread consecutive values, counting them per bucket
+// in its own column of threadCounts. One shared-memory scan per bucket over those columns
+// gives each thread where its run starts inside every bucket (the chapter's flag scan,
+// with one flag per thread-run instead of per value, so eight values share each barrier);
+// the thread then ranks its values in order, and a stable local scatter through shared
+// memory puts the tile in bucket order, written out coalesced to the block's own segment
+// of tileKeys. Records each bucket's count at bucketCounts[bucket * tiles + block]:
+// bucket-major, so that one exclusive scan of the whole table gives every block its
+// place in every bucket. A value that joins no bucket (compaction's rejects) is dropped.
 template <bool WithValues>
 __global__ void kernSplitTiles(int n, Split split, int scanSize, const int *keysIn, const int *valuesIn,
                                int *tileKeys, int *tileValues, int *bucketCounts, int tiles) {
     extern __shared__ int shared[];
     const int lanes = split.buckets;
-    int *flagScans = shared;                         // lanes x scanSize
-    int *bucketTotals = flagScans + lanes * scanSize;  // lanes
-    int *bucketStarts = bucketTotals + lanes;          // lanes: where each bucket begins in the tile
-    int *stagedKeys = bucketStarts + lanes;            // blockDim
-    int *stagedValues = stagedKeys + blockDim.x;       // blockDim, WithValues only
+    const int tileSize = blockDim.x * kItemsPerThread;
+    int *threadCounts = shared;                          // lanes x scanSize: per bucket, each thread's count
+    int *bucketTotals = threadCounts + lanes * scanSize;  // lanes
+    int *bucketStarts = bucketTotals + lanes;             // lanes: where each bucket begins in the tile
+    int *stagedKeys = bucketStarts + lanes;               // tileSize
+    int *stagedValues = stagedKeys + tileSize;            // tileSize, WithValues only
 
     const int t = threadIdx.x;
-    const long long tileBase = static_cast<long long>(blockIdx.x) * blockDim.x;
-    const bool present = tileBase + t < n;
-    const int key = present ? keysIn[tileBase + t] : 0;
-    const int value = WithValues && present ? valuesIn[tileBase + t] : 0;
-    const int bucket = present ? split(key) : lanes;
+    const long long tileBase = static_cast<long long>(blockIdx.x) * tileSize;
+    const int tileCount = static_cast<int>(min(static_cast<long long>(tileSize), n - tileBase));
 
-    for (int lane = 0; lane < lanes; ++lane) {
-        flagScans[lane * scanSize + t] = bucket == lane ? 1 : 0;
-        if (blockDim.x + t < scanSize) flagScans[lane * scanSize + blockDim.x + t] = 0;  // padding
+    for (int j = t; j < tileCount; j += blockDim.x) {
+        stagedKeys[j] = keysIn[tileBase + j];
+        if (WithValues) stagedValues[j] = valuesIn[tileBase + j];
     }
-    blockExclusiveScan(flagScans, scanSize, lanes, bucketTotals);
+    for (int lane = 0; lane < lanes; ++lane) {
+        threadCounts[lane * scanSize + t] = 0;
+        if (blockDim.x + t < scanSize) threadCounts[lane * scanSize + blockDim.x + t] = 0;  // padding
+    }
+    __syncthreads();
+
+    int keys[kItemsPerThread], values[kItemsPerThread], buckets[kItemsPerThread];
+#pragma unroll
+    for (int k = 0; k < kItemsPerThread; ++k) {
+        const int j = t * kItemsPerThread + k;
+        const bool present = j < tileCount;
+        keys[k] = present ? stagedKeys[j] : 0;
+        values[k] = WithValues && present ? stagedValues[j] : 0;
+        buckets[k] = present ? split(keys[k]) : lanes;
+        if (buckets[k] < lanes) ++threadCounts[buckets[k] * scanSize + t];
+    }
+    blockExclusiveScan(threadCounts, scanSize, lanes, bucketTotals);
 
     if (t < lanes) {
         int start = 0;
@@ -117,16 +135,21 @@ __global__ void kernSplitTiles(int n, Split split, int scanSize, const int *keys
         bucketCounts[static_cast<long long>(t) * tiles + blockIdx.x] = bucketTotals[t];
     }
     __syncthreads();
-    if (bucket < lanes) {
-        const int rank = bucketStarts[bucket] + flagScans[bucket * scanSize + t];
-        stagedKeys[rank] = key;
-        if (WithValues) stagedValues[rank] = value;
+    // Every thread read its run before the scan's first barrier, so the staging can be reused.
+#pragma unroll
+    for (int k = 0; k < kItemsPerThread; ++k) {
+        if (buckets[k] < lanes) {
+            int &nextInBucket = threadCounts[buckets[k] * scanSize + t];
+            const int rank = bucketStarts[buckets[k]] + nextInBucket++;
+            stagedKeys[rank] = keys[k];
+            if (WithValues) stagedValues[rank] = values[k];
+        }
     }
     __syncthreads();
     const int tileKept = bucketStarts[lanes - 1] + bucketTotals[lanes - 1];
-    if (t < tileKept) {
-        tileKeys[tileBase + t] = stagedKeys[t];
-        if (WithValues) tileValues[tileBase + t] = stagedValues[t];
+    for (int j = t; j < tileKept; j += blockDim.x) {
+        tileKeys[tileBase + j] = stagedKeys[j];
+        if (WithValues) tileValues[tileBase + j] = stagedValues[j];
     }
 }
 
@@ -148,13 +171,13 @@ __global__ void kernStitchTiles(Split split, const int *tileKeys, const int *til
         if (t < lanes) globalStarts[t] = bucketOffsets[static_cast<long long>(t) * tiles + blockIdx.x];
     }
     __syncthreads();
-    if (t < localStarts[lanes]) {
-        const long long from = static_cast<long long>(blockIdx.x) * blockDim.x + t;
-        const int key = tileKeys[from];
+    const long long tileBase = static_cast<long long>(blockIdx.x) * blockDim.x * kItemsPerThread;
+    for (int j = t; j < localStarts[lanes]; j += blockDim.x) {
+        const int key = tileKeys[tileBase + j];
         const int bucket = split(key);
-        const long long to = globalStarts[bucket] + (t - localStarts[bucket]);
+        const long long to = globalStarts[bucket] + (j - localStarts[bucket]);
         keysOut[to] = key;
-        if (WithValues) valuesOut[to] = tileValues[from];
+        if (WithValues) valuesOut[to] = tileValues[tileBase + j];
     }
 }
 
@@ -210,7 +233,7 @@ Common::Workspace bucketOffsetsSpace; // their exclusive scan; the last entry is
 Common::Workspace scanTileSumsSpace;  // the count scan's tile sums, every level
 
 struct SplitBuffers {
-    int tiles;  // blocks of Common::blockSize() values
+    int tiles;  // blocks of Common::blockSize() * kItemsPerThread values
     int *tileKeys;
     int *tileValues;
     int *bucketCounts;
@@ -220,7 +243,7 @@ struct SplitBuffers {
 
 std::size_t splitSharedBytes(int threads, int buckets, bool withValues) {
     return (static_cast<std::size_t>(buckets) * scanSizeFor(threads) + 2 * buckets +
-            (withValues ? 2 : 1) * static_cast<std::size_t>(threads)) * sizeof(int);
+            (withValues ? 2 : 1) * static_cast<std::size_t>(threads) * kItemsPerThread) * sizeof(int);
 }
 
 // Lets kernSplitTiles take `bytes` of shared memory: a large block with many buckets
@@ -240,7 +263,7 @@ SplitBuffers reserveSplitBuffers(int n, int buckets, bool withValues) {
     }
     const int threads = Common::blockSize();
     SplitBuffers buffers{};
-    buffers.tiles = static_cast<int>(Common::blocksFor(n, threads));
+    buffers.tiles = static_cast<int>(Common::blocksFor(n, threads * kItemsPerThread));
     const std::size_t tableSize = static_cast<std::size_t>(buckets) * buffers.tiles + 1;
     buffers.tileKeys = tileKeysSpace.reserve<int>(n);
     buffers.tileValues = withValues ? tileValuesSpace.reserve<int>(n) : nullptr;

@@ -25,6 +25,12 @@ StreamCompaction::Common::PerformanceTimer &timer();
 constexpr int kMaxBuckets = 16;
 
 /**
+ * Values per thread: a block splits a tile of Common::blockSize() * kItemsPerThread
+ * values, each thread a run of consecutive ones, so that the scan's barriers are shared.
+ */
+constexpr int kItemsPerThread = 8;
+
+/**
  * Which of count() buckets a value belongs to: the multi-way partition's analogue of
  * Predicate, evaluated the same way on host and device.
  */
@@ -87,7 +93,7 @@ struct CompactionSteps {
 
 /**
  * compactDevice(), also returning the per-block counts and offsets (one block per
- * Common::blockSize() elements), copied back after the timer stops.
+ * Common::blockSize() * kItemsPerThread elements), copied back after the timer stops.
  */
 CompactionSteps compactDeviceSteps(int n, int *dOut, const int *dIn, Predicate keep);
 

@@ -17,6 +17,7 @@
 
 #include <reference.hpp>
 #include <stream_compaction/radix.h>
+#include <stream_compaction/textbook.h>
 #include <testing_helpers.hpp>
 
 #include "textbook_test_support.h"
@@ -214,7 +215,8 @@ TEST(RadixBlockSizes, SortsAtTheExtremes) {
     SKIP_WITHOUT_GPU();
     for (int threads : {32, 96, 1024}) {
         TextbookTests::BlockSizeScope blocks(threads);
-        for (int n : {1, threads - 1, threads + 1, (1 << 16) + 3}) {
+        const int tile = threads * StreamCompaction::Textbook::kItemsPerThread;
+        for (int n : {1, threads + 1, tile - 1, tile + 1, (1 << 16) + 3}) {
             const auto seed = TestSupport::freshSeed();
             SCOPED_TRACE(testing::Message() << "block " << threads << ", n = " << n << ", seed " << seed);
             TextbookTests::expectMatchesReference("radix", Harness::Op::Sort,

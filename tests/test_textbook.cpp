@@ -38,9 +38,12 @@ std::vector<int> slice(const std::vector<int> &values, std::size_t from, std::si
 
 // ---- The chapter's worked examples ----
 
+// The chapter's blocks hold 256 values; ours hold kItemsPerThread per thread.
+constexpr int kChapterBlock = 256;
+
 TEST(TextbookWorkedExample, Section61SingleBlockKeepsTheMultiplesOfThree) {
     SKIP_WITHOUT_GPU();
-    TextbookTests::BlockSizeScope blocks(256);
+    TextbookTests::BlockSizeScope blocks(kChapterBlock / Textbook::kItemsPerThread);
     const std::vector<int> input = iota(256);
     Textbook::CompactionSteps steps;
     const std::vector<int> output = TextbookTests::runPoisoned(input, [&](int *dOut, const int *dIn) {
@@ -56,7 +59,7 @@ TEST(TextbookWorkedExample, Section61SingleBlockKeepsTheMultiplesOfThree) {
 
 TEST(TextbookWorkedExample, Section62ThreeKernelsOverEightBlocks) {
     SKIP_WITHOUT_GPU();
-    TextbookTests::BlockSizeScope blocks(256);
+    TextbookTests::BlockSizeScope blocks(kChapterBlock / Textbook::kItemsPerThread);
     const std::vector<int> input = iota(2048);
     Textbook::CompactionSteps steps;
     const std::vector<int> output = TextbookTests::runPoisoned(input, [&](int *dOut, const int *dIn) {
@@ -77,7 +80,7 @@ TEST(TextbookWorkedExample, Section62ThreeKernelsOverEightBlocks) {
 
 TEST(TextbookWorkedExample, Section63StablePartitionKeepsBothSidesInOrder) {
     SKIP_WITHOUT_GPU();
-    TextbookTests::BlockSizeScope blocks(256);
+    TextbookTests::BlockSizeScope blocks(kChapterBlock / Textbook::kItemsPerThread);
     // The hand trace: 0..7, multiples of 3 first.
     int kept = -1;
     const std::vector<int> traced = TextbookTests::runPoisoned(
@@ -240,9 +243,10 @@ TEST(TextbookBucketFunction, NegativeValuesTakeNonNegativeBuckets) {
 
 TEST(TextbookBlockSizes, EveryOperationAtTheExtremes) {
     SKIP_WITHOUT_GPU();
-    for (int threads : {32, 96, 256, 1024}) {
+    for (int threads : {32, 96, 128, 256, 1024}) {
         TextbookTests::BlockSizeScope blocks(threads);
-        for (int n : {1, threads - 1, threads, threads + 1, 1000, (1 << 16) + 3}) {
+        const int tile = threads * Textbook::kItemsPerThread;
+        for (int n : {1, threads + 1, tile - 1, tile, tile + 1, 3 * tile - 5, (1 << 16) + 3}) {
             const auto seed = TestSupport::freshSeed();
             SCOPED_TRACE(testing::Message() << "block " << threads << ", n = " << n << ", seed " << seed);
             const std::vector<int> input = TextbookTests::makeInput(Shape::Random, n, seed);

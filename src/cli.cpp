@@ -1,7 +1,9 @@
 #include "cli.h"
 
+#include <algorithm>
 #include <cctype>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 
 #include <CLI/CLI.hpp>
@@ -37,13 +39,16 @@ long long parseDigits(const std::string &digits, const std::string &text) {
     return value;
 }
 
+std::string joined(const std::vector<std::string> &names) {
+    std::string text;
+    for (const std::string &name : names) text += (text.empty() ? "" : ", ") + name;
+    return text;
+}
+
 std::string joinedBackendNames() {
-    std::string names;
-    for (const auto &backend : StreamCompaction::backends()) {
-        if (!names.empty()) names += ", ";
-        names += backend.name;
-    }
-    return names;
+    std::vector<std::string> names;
+    for (const auto &backend : StreamCompaction::backends()) names.push_back(backend.name);
+    return joined(names);
 }
 
 // A whole number written plainly ("128", not "128.0" or " 128"), or -1.
@@ -55,6 +60,14 @@ int parseCount(const std::string &text) {
     } catch (const std::exception &) {
         return -1;
     }
+}
+
+// A whole number, perhaps negative ("-5"), written plainly; nothing otherwise.
+std::optional<int> parseSigned(const std::string &text) {
+    const bool negative = !text.empty() && text[0] == '-';
+    const int magnitude = parseCount(negative ? text.substr(1) : text);
+    if (magnitude < 0) return std::nullopt;
+    return negative ? -magnitude : magnitude;
 }
 
 // Adapts a throwing parser to a CLI11 validator, whose message CLI11 prefixes with the
@@ -71,6 +84,83 @@ CLI::Validator validator(const char *name, Check check) {
             }
         },
         name);
+}
+
+bool isPowerOfTwo(long long n) { return n > 0 && (n & (n - 1)) == 0; }
+
+int exponentOf(long long powerOfTwo) {
+    int exponent = 0;
+    while ((1LL << exponent) < powerOfTwo) ++exponent;
+    return exponent;
+}
+
+std::vector<std::string> split(const std::string &text, char separator) {
+    std::vector<std::string> parts;
+    std::size_t start = 0;
+    for (std::size_t at = text.find(separator); at != std::string::npos; at = text.find(separator, start)) {
+        parts.push_back(text.substr(start, at - start));
+        start = at + 1;
+    }
+    parts.push_back(text.substr(start));
+    return parts;
+}
+
+[[noreturn]] void notASizeList(const std::string &item, const std::string &why) {
+    throw std::invalid_argument(fmt::format("'{}' {}; write a list (1000,4096,1M,2^20) or a power-of-two range "
+                                            "START:STOP[:STEP] (2^16:2^28, or 2^16:2^28:2 for every second one)",
+                                            item, why));
+}
+
+// START:STOP[:STEP]: the powers of two from START to STOP, STEP apart in the exponent.
+void appendRange(const std::string &item, std::vector<long long> &sizes) {
+    const std::vector<std::string> parts = split(item, ':');
+    if (parts.size() > 3) notASizeList(item, "has more than two ':'");
+    const long long start = parseSize(parts[0]);
+    const long long stop = parseSize(parts[1]);
+    if (!isPowerOfTwo(start) || !isPowerOfTwo(stop)) notASizeList(item, "is a range whose ends are not powers of two");
+    if (start > stop) notASizeList(item, "starts above its stop");
+    const int step = parts.size() == 3 ? parseCount(parts[2]) : 1;
+    if (step < 1) notASizeList(item, "has a step that is not a whole number of at least 1");
+    for (long long exponent = exponentOf(start); exponent <= exponentOf(stop); exponent += step) {
+        sizes.push_back(1LL << exponent);
+    }
+}
+
+[[noreturn]] void notBlockSizes(const std::string &text) {
+    throw std::invalid_argument(fmt::format("'{}' is not a block size; use multiples of 32 from 32 to 1024, as a "
+                                            "list (128,256,512,1024) or a range (2^7:2^10)",
+                                            text));
+}
+
+std::string opNames() {
+    std::vector<std::string> names;
+    for (Op op : kAllOps) names.push_back(opName(op));
+    return joined(names);
+}
+
+// The back ends among `chosen` (all of them when it is empty) that offer `op`.
+std::string backendsOffering(const std::vector<std::string> &chosen, Op op) {
+    std::vector<std::string> names;
+    for (const auto &backend : StreamCompaction::backends()) {
+        const bool wanted = chosen.empty() || std::find(chosen.begin(), chosen.end(), backend.name) != chosen.end();
+        if (wanted && offers(backend, op)) names.push_back(backend.name);
+    }
+    return joined(names);
+}
+
+// The command line as one could type it again: arguments with spaces or shell
+// characters in single quotes.
+std::string typedCommandLine(int argc, const char *const *argv) {
+    std::string line;
+    for (int i = 0; i < argc; ++i) {
+        const std::string arg = argv[i];
+        const bool plain = !arg.empty() && arg.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                                                 "0123456789^:,._-+=/") == std::string::npos;
+        std::string quoted = "'";
+        for (char c : arg) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+        line += (i ? " " : "") + (plain ? arg : quoted + "'");
+    }
+    return line;
 }
 
 }  // namespace
@@ -103,23 +193,76 @@ long long parseSize(const std::string &text) {
     return value;
 }
 
-std::string formatSize(long long n) {
-    if (n > 0 && (n & (n - 1)) == 0) {
-        int exponent = 0;
-        while ((1LL << exponent) < n) ++exponent;
-        return fmt::format("2^{}", exponent);
+std::vector<long long> parseSizeList(const std::string &text) {
+    std::vector<long long> sizes;
+    for (const std::string &item : split(text, ',')) {
+        if (item.find(':') != std::string::npos) {
+            appendRange(item, sizes);
+        } else {
+            sizes.push_back(parseSize(item));
+        }
     }
-    return std::to_string(n);
+    return sizes;
 }
 
-int parseCommandLine(int argc, const char *const *argv, Options &options) {
-    CLI::App app{"CIS 565 Project 2: scan and stream compaction on the CPU and the GPU.\n"
-                 "With no arguments, runs the course's test sequence on 2^20 random ints.",
-                 "cis565_stream_compaction"};
-    app.set_version_flag("--version", "cis565_stream_compaction " SC_VERSION);
+std::vector<int> parseBlockSizeList(const std::string &text) {
+    std::vector<long long> sizes;
+    try {
+        sizes = parseSizeList(text);
+    } catch (const std::invalid_argument &) {
+        notBlockSizes(text);
+    }
+    std::vector<int> blockSizes;
+    for (long long size : sizes) {
+        if (size > 1024 || !StreamCompaction::Common::validBlockSize(static_cast<int>(size))) {
+            notBlockSizes(std::to_string(size));
+        }
+        blockSizes.push_back(static_cast<int>(size));
+    }
+    return blockSizes;
+}
 
-    std::string sizeText;
-    app.add_option("--size", sizeText, "Array size SIZE for the test sequence (NPOT = SIZE - 3): 1048576, 2^20 or 1M")
+Op parseOp(const std::string &name) {
+    for (Op op : kAllOps) {
+        if (name == opName(op)) return op;
+    }
+    throw std::invalid_argument(fmt::format("'{}' is not an operation; choose from {}", name, opNames()));
+}
+
+StreamCompaction::Predicate parsePredicate(const std::string &text) {
+    using StreamCompaction::Predicate;
+    if (text == "nonzero") return Predicate::nonZero();
+    const auto colon = text.find(':');
+    const std::string kind = text.substr(0, colon);
+    const std::string operand = colon == std::string::npos ? "" : text.substr(colon + 1);
+    if (kind == "mod" && parseCount(operand) >= 1) return Predicate::multipleOf(parseCount(operand));
+    const std::optional<int> threshold = parseSigned(operand);
+    if (kind == "gt" && threshold) return Predicate::greaterThan(*threshold);
+    throw std::invalid_argument(fmt::format(
+        "'{}' is not a predicate; use nonzero, mod:K (keep multiples of K >= 1) or gt:T (keep values above T)", text));
+}
+
+std::string formatSize(long long n) {
+    return isPowerOfTwo(n) ? fmt::format("2^{}", exponentOf(n)) : std::to_string(n);
+}
+
+namespace {
+
+constexpr const char *kCourseGroup = "Course test sequence (the default)";
+constexpr const char *kRunGroup = "Back ends and timing";
+constexpr const char *kSweepGroup = "Sweep (any of these runs a sweep instead of the test sequence)";
+constexpr const char *kReportGroup = "Reports (--format and --output also run a sweep)";
+
+// The text of the options that are parsed after CLI11 has checked them.
+struct RawText {
+    std::string size, sizes, blockSizes, keep, format;
+    std::vector<std::string> ops;
+};
+
+void addRunOptions(CLI::App &app, Options &options, RawText &raw) {
+    app.add_option("--size", raw.size, "Array size SIZE for the test sequence (NPOT = SIZE - 3): 1048576, 2^20 or 1M; "
+                                       "with a sweep, its one size unless --sizes")
+        ->group(kCourseGroup)
         ->check(validator("SIZE", [](const std::string &text) {
             if (parseSize(text) < 4) {
                 throw std::invalid_argument(fmt::format(
@@ -127,16 +270,20 @@ int parseCommandLine(int argc, const char *const *argv, Options &options) {
                     text));
             }
         }));
-    app.add_option("--block-size", options.blockSize, "Threads per block for every GPU back end (default 128)")
+    app.add_option("--block-size", options.blockSize,
+                   "Threads per block for every GPU back end (default 128); with a sweep, its one block size "
+                   "unless --block-sizes")
+        ->group(kRunGroup)
         ->check(validator("32..1024", [](const std::string &text) {
             if (!StreamCompaction::Common::validBlockSize(parseCount(text))) {
                 throw std::invalid_argument(
                     fmt::format("'{}' is not a block size; use a multiple of 32 from 32 to 1024", text));
             }
         }));
-    app.add_option("--seed", options.seed, "Seed of the random inputs (default 565)");
+    app.add_option("--seed", options.seed, "Seed of the random inputs (default 565)")->group(kRunGroup);
     app.add_option("--backends", options.backends,
                    "Comma-separated back ends to run: " + joinedBackendNames() + " (default: all)")
+        ->group(kRunGroup)
         ->delimiter(',')
         ->check(validator("BACKEND", [](const std::string &name) {
             if (!StreamCompaction::findBackend(name)) {
@@ -145,12 +292,104 @@ int parseCommandLine(int argc, const char *const *argv, Options &options) {
             }
         }));
     app.add_option("--reps", options.reps, "Timed calls per figure; the median is printed (default 5)")
+        ->group(kRunGroup)
         ->check(validator("1..1000", [](const std::string &text) {
             const int reps = parseCount(text);
             if (reps < 1 || reps > 1000) {
                 throw std::invalid_argument(fmt::format("'{}' is not a count of runs; use 1 to 1000", text));
             }
         }));
+    app.add_option("--warmup", options.warmup, "Untimed calls before the timed ones (default 1)")
+        ->group(kRunGroup)
+        ->check(validator("0..1000", [](const std::string &text) {
+            const int warmup = parseCount(text);
+            if (warmup < 0 || warmup > 1000) {
+                throw std::invalid_argument(fmt::format("'{}' is not a count of runs; use 0 to 1000", text));
+            }
+        }));
+}
+
+// Adds the sweep and report options; returns those whose presence asks for a sweep.
+std::vector<CLI::Option *> addSweepOptions(CLI::App &app, Options &options, RawText &raw) {
+    std::vector<CLI::Option *> sweepFlags;
+    sweepFlags.push_back(
+        app.add_option("--sizes", raw.sizes,
+                       "Array sizes: a list (1000,4096,1M,2^20) or a power-of-two range (2^16:2^28; "
+                       "2^16:2^28:2 for every second power)")
+            ->group(kSweepGroup)
+            ->excludes("--size")
+            ->check(validator("SIZES", [](const std::string &text) { parseSizeList(text); })));
+    sweepFlags.push_back(
+        app.add_option("--block-sizes", raw.blockSizes, "Block sizes for the GPU back ends: 128,256,512,1024 or 2^7:2^10")
+            ->group(kSweepGroup)
+            ->excludes("--block-size")
+            ->check(validator("BLOCKS", [](const std::string &text) { parseBlockSizeList(text); })));
+    sweepFlags.push_back(app.add_option("--ops", raw.ops, "Comma-separated operations: " + opNames() + " (default: all)")
+                             ->group(kSweepGroup)
+                             ->delimiter(',')
+                             ->check(validator("OP", [](const std::string &name) { parseOp(name); })));
+    sweepFlags.push_back(
+        app.add_option("--keep", raw.keep,
+                       "What compact and partition keep of their inputs (the course's values 0 to 3): nonzero "
+                       "(default), mod:K (multiples of K >= 1) or gt:T (values above T)")
+            ->group(kSweepGroup)
+            ->check(validator("PREDICATE", [](const std::string &text) { parsePredicate(text); })));
+    sweepFlags.push_back(app.add_flag("--npot,!--no-npot", options.npot,
+                                      "Also measure SIZE - 3 for every power of two SIZE in --sizes (default: on)")
+                             ->group(kSweepGroup));
+    sweepFlags.push_back(app.add_option("--format", raw.format, "Format on stdout: text (default), markdown, csv or json")
+                             ->group(kReportGroup)
+                             ->check(validator("FORMAT", [](const std::string &text) { parseFormat(text); })));
+    sweepFlags.push_back(
+        app.add_option("--output", options.outputs,
+                       "Also write the report to FILE, in the format its extension names (.txt, .md, .csv, "
+                       ".json); repeatable")
+            ->group(kReportGroup)
+            ->type_name("FILE")
+            ->allow_extra_args(false)
+            ->check(validator(".txt|.md|.csv|.json", [](const std::string &path) {
+                if (!formatForPath(path)) {
+                    throw std::invalid_argument(
+                        fmt::format("'{}' has no known extension; name the file .txt, .md, .csv or .json", path));
+                }
+            })));
+    app.add_flag("--quiet", options.quiet, "No progress line on stderr (shown only when stderr is a terminal)")
+        ->group(kReportGroup);
+    return sweepFlags;
+}
+
+// Turns the checked text into values; returns a one-line error, or "".
+std::string finish(const RawText &raw, Options &options) {
+    if (!raw.size.empty()) options.size = parseSize(raw.size);
+    options.sizes = raw.sizes.empty() ? std::vector<long long>{options.size} : parseSizeList(raw.sizes);
+    options.blockSizes = raw.blockSizes.empty() ? std::vector<int>{options.blockSize} : parseBlockSizeList(raw.blockSizes);
+    if (!raw.keep.empty()) options.keep = parsePredicate(raw.keep);
+    if (!raw.format.empty()) options.format = parseFormat(raw.format);
+    for (const std::string &name : raw.ops) {
+        const Op op = parseOp(name);
+        if (backendsOffering(options.backends, op).empty()) {
+            return fmt::format("--ops: no chosen back end offers {}; these do: {}", name, backendsOffering({}, op));
+        }
+        if (std::find(options.ops.begin(), options.ops.end(), op) == options.ops.end()) options.ops.push_back(op);
+    }
+    if (options.ops.empty()) options.ops.assign(std::begin(kAllOps), std::end(kAllOps));
+    if (options.backends.empty()) {
+        for (const auto &backend : StreamCompaction::backends()) options.backends.push_back(backend.name);
+    }
+    return "";
+}
+
+}  // namespace
+
+int parseCommandLine(int argc, const char *const *argv, Options &options) {
+    CLI::App app{"CIS 565 Project 2: scan and stream compaction on the CPU and the GPU.\n"
+                 "With no arguments, runs the course's test sequence on 2^20 random ints; with sweep or report\n"
+                 "flags, times every chosen op, size, block size and back end and reports tables, CSV or JSON.",
+                 "cis565_stream_compaction"};
+    app.set_version_flag("--version", "cis565_stream_compaction " SC_VERSION);
+    RawText raw;
+    addRunOptions(app, options, raw);
+    const std::vector<CLI::Option *> sweepFlags = addSweepOptions(app, options, raw);
 
     try {
         app.parse(argc, argv);
@@ -160,10 +399,13 @@ int parseCommandLine(int argc, const char *const *argv, Options &options) {
         fmt::print(stderr, "cis565_stream_compaction: {}\n", e.what());
         return 2;
     }
-    if (!sizeText.empty()) options.size = parseSize(sizeText);
-    if (options.backends.empty()) {
-        for (const auto &backend : StreamCompaction::backends()) options.backends.push_back(backend.name);
+    const std::string problem = finish(raw, options);
+    if (!problem.empty()) {
+        fmt::print(stderr, "cis565_stream_compaction: {}\n", problem);
+        return 2;
     }
+    options.sweep = std::any_of(sweepFlags.begin(), sweepFlags.end(), [](const CLI::Option *flag) { return flag->count() > 0; });
+    options.commandLine = typedCommandLine(argc, argv);
     return -1;
 }
 

@@ -5,6 +5,11 @@
 #include <string>
 #include <vector>
 
+#include <stream_compaction/predicate.h>
+
+#include "reporters.h"
+#include "runner.h"
+
 namespace Harness {
 
 struct Options {
@@ -14,6 +19,18 @@ struct Options {
     std::vector<std::string> backends;  // command-line names; all of them by default
     int reps = 5;                       // timed calls per figure; the median is reported
     int warmup = 1;                     // untimed calls before them
+
+    // A sweep runs instead of the course sequence when any sweep or report flag is given.
+    bool sweep = false;
+    std::vector<long long> sizes;  // {size} unless --sizes
+    std::vector<int> blockSizes;   // {blockSize} unless --block-sizes
+    std::vector<Op> ops;           // every op unless --ops
+    bool npot = true;              // also measure SIZE - 3 for every power of two SIZE >= 4
+    StreamCompaction::Predicate keep = StreamCompaction::Predicate::nonZero();
+    Format format = Format::Text;      // stdout's format
+    std::vector<std::string> outputs;  // files, each in the format its extension names
+    bool quiet = false;                // no progress line
+    std::string commandLine;           // as typed, for the reports
 };
 
 /**
@@ -22,6 +39,22 @@ struct Options {
  * text is not a size, is zero, or is larger than 2^31 - 1.
  */
 long long parseSize(const std::string &text);
+
+/**
+ * Comma-separated sizes and power-of-two ranges: "1000,4096,1M,2^20", "2^16:2^28"
+ * (every power of two from 2^16 to 2^28) or "2^16:2^28:2" (every second one). Throws
+ * std::invalid_argument naming the bad item and what is accepted.
+ */
+std::vector<long long> parseSizeList(const std::string &text);
+
+/** Like parseSizeList, each value a block size: a multiple of 32 from 32 to 1024. */
+std::vector<int> parseBlockSizeList(const std::string &text);
+
+/** "scan", "compact", "partition" or "sort"; throws std::invalid_argument naming them. */
+Op parseOp(const std::string &name);
+
+/** "nonzero", "mod:K" (K >= 1) or "gt:T"; throws std::invalid_argument naming them. */
+StreamCompaction::Predicate parsePredicate(const std::string &text);
 
 /** "2^20" for a power of two, else the plain number. */
 std::string formatSize(long long n);

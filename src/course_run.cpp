@@ -1,7 +1,5 @@
 #include "course_run.h"
 
-#include <limits>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -36,22 +34,6 @@ std::string gpuDescription() {
                        gpu.computeMajor, gpu.computeMinor, gpu.multiprocessors,
                        gpu.globalMemoryBytes / double(1ULL << 30), gpu.driverVersion / 1000,
                        gpu.driverVersion % 1000 / 10, gpu.runtimeVersion / 1000, gpu.runtimeVersion % 1000 / 10);
-}
-
-// The course's SIZE - 1 random values in [0, maxValue) and a 0 at the end, to test
-// that edge case.
-std::vector<int> courseInput(long long size, int maxValue) {
-    std::vector<int> values(static_cast<std::size_t>(size), 0);
-    genArray(static_cast<int>(size - 1), values.data(), maxValue);
-    return values;
-}
-
-// Keys over the whole int range, negatives included, for the sorts.
-std::vector<int> sortInput(long long size) {
-    std::uniform_int_distribution<int> keys(std::numeric_limits<int>::min(), std::numeric_limits<int>::max());
-    std::vector<int> values(static_cast<std::size_t>(size));
-    for (int &value : values) value = keys(TestingHelpers::generator());
-    return values;
 }
 
 class CourseRun {
@@ -143,11 +125,11 @@ int runCourseSequence(const Options &options) {
     fmt::print("{}\n", courseHeader(options));
 
     CourseRun course(options);
-    course.section("SCAN TESTS", Op::Scan, courseInput(options.size, 50));
-    const std::vector<int> flagsInput = courseInput(options.size, 4);
+    course.section("SCAN TESTS", Op::Scan, randomInput(Op::Scan, options.size));
+    const std::vector<int> flagsInput = randomInput(Op::Compact, options.size);
     course.section("STREAM COMPACTION TESTS", Op::Compact, flagsInput);
     course.section("PARTITION TESTS", Op::Partition, flagsInput);
-    course.section("RADIX SORT TESTS", Op::Sort, sortInput(options.size));
+    course.section("RADIX SORT TESTS", Op::Sort, randomInput(Op::Sort, options.size));
     std::fflush(stdout);
     return course.failures() == 0 ? 0 : 1;
 }

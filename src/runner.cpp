@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
+#include <random>
 
 #include <fmt/format.h>
 
@@ -101,6 +103,17 @@ Run run(const Backend &backend, Op op, const std::vector<int> &input, const RunS
     }
     result.timing = summarize(std::move(times));
     return result;
+}
+
+std::vector<int> randomInput(Op op, long long size) {
+    std::vector<int> values(static_cast<std::size_t>(size), 0);
+    if (op == Op::Sort) {
+        std::uniform_int_distribution<int> keys(std::numeric_limits<int>::min(), std::numeric_limits<int>::max());
+        for (int &value : values) value = keys(TestingHelpers::generator());
+    } else if (size > 0) {
+        genArray(static_cast<int>(size - 1), values.data(), op == Op::Scan ? 50 : 4);
+    }
+    return values;
 }
 
 Expected expected(Op op, const std::vector<int> &input, Predicate keep) {

@@ -10,6 +10,7 @@
 namespace Harness {
 
 enum class Op { Scan, Compact, Partition, Sort };
+constexpr Op kAllOps[] = {Op::Scan, Op::Compact, Op::Partition, Op::Sort};
 
 /** "scan", "compact", "partition", "sort". */
 const char *opName(Op op);
@@ -43,6 +44,14 @@ struct Run {
  */
 Run run(const StreamCompaction::Backend &backend, Op op, const std::vector<int> &input,
         const RunSettings &settings);
+
+/**
+ * A random input for `op` from the seeded generator (TestingHelpers::setSeed), as the
+ * course makes them: for scan, size - 1 values in [0, 50) and a 0 at the end; for
+ * compact and partition the same in [0, 4), so about a quarter are zeros; for sort,
+ * keys over the whole int range, negatives included.
+ */
+std::vector<int> randomInput(Op op, long long size);
 
 /** The expected result of `op`, from independent CPU references. */
 struct Expected {

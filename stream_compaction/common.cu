@@ -97,6 +97,12 @@ double measureCopyMs(std::size_t bytes, int reps) {
     return times.empty() ? 0.0 : times[times.size() / 2];
 }
 
+std::size_t freeDeviceMemory() {
+    std::size_t freeBytes = 0, totalBytes = 0;
+    SC_CUDA_CHECK(cudaMemGetInfo(&freeBytes, &totalBytes));
+    return freeBytes;
+}
+
 bool validBlockSize(int threads) { return threads >= 32 && threads <= 1024 && threads % 32 == 0; }
 
 int blockSize() { return currentBlockSize; }

@@ -114,6 +114,9 @@ DeviceInfo deviceInfo();
  */
 double measureCopyMs(std::size_t bytes, int reps);
 
+/** Bytes of device memory free now (cudaMemGetInfo); throws CudaError without a device. */
+std::size_t freeDeviceMemory();
+
 /** Threads per block used by every GPU back end (default 128). */
 int blockSize();
 /** Sets the block size; throws std::invalid_argument unless a multiple of 32 in [32, 1024]. */

@@ -3,12 +3,14 @@
 #include <gtest/gtest.h>
 
 #include "cli.h"
+#include "cli_test_support.h"
 
 namespace {
 
 using Harness::Options;
 using Harness::parseCommandLine;
 using Harness::parseSize;
+using TestSupport::parseArgs;
 
 TEST(ParseSize, AcceptsNumbersPowersAndSuffixes) {
     EXPECT_EQ(parseSize("1048576"), 1048576);
@@ -45,19 +47,10 @@ TEST(FormatSize, PowersOfTwoAsExponents) {
     EXPECT_EQ(Harness::formatSize(1000), "1000");
 }
 
-// Parses a command line, capturing what it printed on stderr.
-int parse(std::vector<const char *> args, Options &options, std::string &errors) {
-    args.insert(args.begin(), "cis565_stream_compaction");
-    testing::internal::CaptureStderr();
-    const int status = parseCommandLine(static_cast<int>(args.size()), args.data(), options);
-    errors = testing::internal::GetCapturedStderr();
-    return status;
-}
-
 TEST(CommandLine, DefaultsAreTheCourses) {
     Options options;
     std::string errors;
-    EXPECT_EQ(parse({}, options, errors), -1);
+    EXPECT_EQ(parseArgs({}, options, errors), -1);
     EXPECT_EQ(options.size, 1 << 20);
     EXPECT_EQ(options.blockSize, 128);
     EXPECT_EQ(options.reps, 5);
@@ -68,7 +61,7 @@ TEST(CommandLine, DefaultsAreTheCourses) {
 TEST(CommandLine, ReadsEveryFlag) {
     Options options;
     std::string errors;
-    EXPECT_EQ(parse({"--size", "2^16", "--block-size", "256", "--seed", "7", "--backends", "cpu,thrust", "--reps",
+    EXPECT_EQ(parseArgs({"--size", "2^16", "--block-size", "256", "--seed", "7", "--backends", "cpu,thrust", "--reps",
                      "3"},
                     options, errors),
               -1)
@@ -97,7 +90,7 @@ TEST(CommandLine, BadInputGetsOneLineAndStatus2) {
     for (const BadLine &bad : cases) {
         Options options;
         std::string errors;
-        EXPECT_EQ(parse(bad.args, options, errors), 2) << bad.mustName;
+        EXPECT_EQ(parseArgs(bad.args, options, errors), 2) << bad.mustName;
         EXPECT_NE(errors.find(bad.mustName), std::string::npos) << errors;
         EXPECT_EQ(std::count(errors.begin(), errors.end(), '\n'), 1) << errors;
     }
@@ -107,10 +100,10 @@ TEST(CommandLine, HelpAndVersionExitZero) {
     Options options;
     std::string errors;
     testing::internal::CaptureStdout();
-    EXPECT_EQ(parse({"--help"}, options, errors), 0);
+    EXPECT_EQ(parseArgs({"--help"}, options, errors), 0);
     EXPECT_NE(testing::internal::GetCapturedStdout().find("--block-size"), std::string::npos);
     testing::internal::CaptureStdout();
-    EXPECT_EQ(parse({"--version"}, options, errors), 0);
+    EXPECT_EQ(parseArgs({"--version"}, options, errors), 0);
     EXPECT_NE(testing::internal::GetCapturedStdout().find("cis565_stream_compaction"), std::string::npos);
 }
 

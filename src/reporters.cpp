@@ -1,0 +1,455 @@
+#include "reporters.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <variant>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "cli.h"
+
+namespace Harness {
+
+namespace {
+
+constexpr std::pair<const char *, Format> kFormatNames[] = {
+    {"text", Format::Text}, {"markdown", Format::Markdown}, {"csv", Format::Csv}, {"json", Format::Json}};
+
+constexpr std::pair<const char *, Format> kExtensions[] = {
+    {".txt", Format::Text}, {".md", Format::Markdown}, {".csv", Format::Csv}, {".json", Format::Json}};
+
+// ---- Values: one list of named fields feeds every format ----
+
+using Value = std::variant<std::monostate, bool, long long, double, std::string>;
+
+struct Field {
+    std::string key;    // CSV and JSON
+    std::string label;  // text and markdown
+    Value value;
+};
+
+template <typename T>
+Value maybe(const std::optional<T> &value) {
+    if (!value) return std::monostate{};
+    if constexpr (std::is_floating_point_v<T>) return static_cast<double>(*value);
+    else return static_cast<long long>(*value);
+}
+
+std::string versionText(int version) { return fmt::format("{}.{}", version / 1000, version % 1000 / 10); }
+
+std::vector<Field> contextFields(const Context &c) {
+    using StreamCompaction::Common::DeviceInfo;
+    const auto gpu = [&c](auto get) -> Value { return c.gpu ? Value(get(*c.gpu)) : Value(); };
+    return {
+        {"command_line", "Command", c.commandLine},
+        {"version", "Program version", c.version},
+        {"gpu", "GPU", c.gpu ? c.gpu->name : "none (no CUDA device)"},
+        {"compute_capability", "Compute capability",
+         gpu([](const DeviceInfo &d) { return fmt::format("{}.{}", d.computeMajor, d.computeMinor); })},
+        {"sm_count", "SMs", gpu([](const DeviceInfo &d) { return static_cast<long long>(d.multiprocessors); })},
+        {"gpu_memory_GiB", "GPU memory, GiB",
+         gpu([](const DeviceInfo &d) { return d.globalMemoryBytes / double(1ULL << 30); })},
+        {"theoretical_bandwidth_GBps", "Theoretical memory bandwidth, GB/s",
+         gpu([](const DeviceInfo &d) { return d.theoreticalBandwidthGBs; })},
+        {"copy_bandwidth_GBps", "Measured device-to-device copy bandwidth, GB/s",
+         c.gpu ? Value(c.copyBandwidthGBs) : Value()},
+        {"copy_method", "Copy measurement",
+         c.gpu ? Value(fmt::format("cudaMemcpy device to device of {} bytes, median of {}; GB/s = 2 x bytes / time",
+                                   c.copyBytes, c.copyReps))
+               : Value()},
+        {"driver_version", "CUDA driver", gpu([](const DeviceInfo &d) { return versionText(d.driverVersion); })},
+        {"runtime_version", "CUDA runtime", gpu([](const DeviceInfo &d) { return versionText(d.runtimeVersion); })},
+        {"host_cpu", "Host CPU", c.hostCpu},
+        {"build_type", "Build type", c.buildType},
+        {"git_revision", "Git revision", c.gitRevision},
+        {"seed", "Seed", static_cast<long long>(c.seed)},
+        {"reps", "Timed calls per cell", static_cast<long long>(c.reps)},
+        {"warmup", "Untimed calls before them", static_cast<long long>(c.warmup)},
+        {"keep", "Compact and partition keep", c.keep},
+        {"timing", "Timing",
+         std::string("the median of the timed calls; GPU: CUDA events around the device work (no allocation, no "
+                     "host copies); CPU: std::chrono around the loop")},
+        {"bytes_counted", "Bytes counted for GB/s",
+         std::string("scan 8n, compact 4n + 4k (k kept), partition 8n, sort 8n (the minimum: one read and one "
+                      "write; a radix sort moves more)")},
+    };
+}
+
+const char *statusName(Row::Status status) {
+    switch (status) {
+        case Row::Status::Passed: return "passed";
+        case Row::Status::Failed: return "FAIL";
+        case Row::Status::Skipped: return "skipped";
+    }
+    return "?";
+}
+
+std::vector<Field> rowFields(const Row &r) {
+    const bool timed = r.status != Row::Status::Skipped;
+    const auto ms = [timed](double value) { return timed ? Value(value) : Value(); };
+    return {
+        {"op", "op", std::string(opName(r.op))},
+        {"backend", "back end", r.backend},
+        {"size", "size", r.size},
+        {"npot", "non-power-of-two", r.npot},
+        {"block_size", "block size", maybe(r.blockSize)},
+        {"median_ms", "median, ms", ms(r.timing.medianMs)},
+        {"min_ms", "min, ms", ms(r.timing.minMs)},
+        {"max_ms", "max, ms", ms(r.timing.maxMs)},
+        {"reps", "timed calls", static_cast<long long>(r.timing.reps)},
+        {"bandwidth_GBps", "GB/s", maybe(r.bandwidthGBs)},
+        {"copy_fraction", "fraction of copy bandwidth", maybe(r.copyFraction)},
+        {"speedup_vs_cpu", "speed-up over cpu", maybe(r.speedupVsCpu)},
+        {"speedup_vs_cub", "speed-up over cub", maybe(r.speedupVsCub)},
+        {"kept", "kept", maybe(r.kept)},
+        {"verified", "verified", std::string(statusName(r.status))},
+        {"note", "note", r.note},
+    };
+}
+
+// The value as plain text: empty when missing, six significant digits for reals.
+std::string plainText(const Value &value) {
+    struct {
+        std::string operator()(std::monostate) const { return ""; }
+        std::string operator()(bool b) const { return b ? "true" : "false"; }
+        std::string operator()(long long n) const { return std::to_string(n); }
+        std::string operator()(double x) const { return std::isfinite(x) ? fmt::format("{:.6g}", x) : ""; }
+        std::string operator()(const std::string &s) const { return s; }
+    } visitor;
+    return std::visit(visitor, value);
+}
+
+std::string jsonString(const std::string &text) {
+    std::string quoted = "\"";
+    for (char c : text) {
+        switch (c) {
+            case '"': quoted += "\\\""; break;
+            case '\\': quoted += "\\\\"; break;
+            case '\n': quoted += "\\n"; break;
+            case '\r': quoted += "\\r"; break;
+            case '\t': quoted += "\\t"; break;
+            default:
+                if (static_cast<unsigned char>(c) < 0x20) {
+                    quoted += fmt::format("\\u{:04x}", static_cast<unsigned char>(c));
+                } else {
+                    quoted += c;
+                }
+        }
+    }
+    return quoted + "\"";
+}
+
+std::string jsonText(const Value &value) {
+    if (std::holds_alternative<std::string>(value)) return jsonString(std::get<std::string>(value));
+    const std::string text = plainText(value);
+    return text.empty() ? "null" : text;
+}
+
+std::string jsonObject(const std::vector<Field> &fields) {
+    std::string object = "{";
+    for (const Field &field : fields) {
+        object += fmt::format("{}{}: {}", object.size() > 1 ? ", " : "", jsonString(field.key), jsonText(field.value));
+    }
+    return object + "}";
+}
+
+std::string csvQuoted(const std::string &text) {
+    if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
+    std::string quoted = "\"";
+    for (char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return quoted + "\"";
+}
+
+// ---- CSV and JSON: a row per cell, written as it arrives ----
+
+class CsvReporter : public Reporter {
+public:
+    explicit CsvReporter(std::FILE *out) : out_(out) {}
+
+    // Context as "# key: value" comment lines, then the header.
+    void begin(const Context &context) override {
+        for (const Field &field : contextFields(context)) {
+            fmt::print(out_, "# {}: {}\n", field.key, plainText(field.value));
+        }
+        writeLine(rowFields(Row{}), [](const Field &field) { return field.key; });
+    }
+    void add(const Row &row) override {
+        writeLine(rowFields(row), [](const Field &field) { return plainText(field.value); });
+    }
+    void endOp() override {}
+    void end() override { std::fflush(out_); }
+
+private:
+    template <typename Text>
+    void writeLine(const std::vector<Field> &fields, Text text) {
+        std::string line;
+        for (const Field &field : fields) line += (line.empty() ? "" : ",") + csvQuoted(text(field));
+        fmt::print(out_, "{}\n", line);
+        std::fflush(out_);
+    }
+
+    std::FILE *out_;
+};
+
+class JsonReporter : public Reporter {
+public:
+    explicit JsonReporter(std::FILE *out) : out_(out) {}
+
+    void begin(const Context &context) override {
+        fmt::print(out_, "{{\n  \"context\": {},\n  \"rows\": [", jsonObject(contextFields(context)));
+        std::fflush(out_);
+    }
+    void add(const Row &row) override {
+        fmt::print(out_, "{}\n    {}", rows_++ ? "," : "", jsonObject(rowFields(row)));
+        std::fflush(out_);
+    }
+    void endOp() override {}
+    void end() override {
+        fmt::print(out_, "\n  ]\n}}\n");
+        std::fflush(out_);
+    }
+
+private:
+    std::FILE *out_;
+    long long rows_ = 0;
+};
+
+// ---- Text and markdown: three tables per op ----
+
+struct Table {
+    std::string title;
+    std::vector<std::string> header;
+    std::vector<std::vector<std::string>> rows;
+};
+
+// Characters as a terminal shows them: UTF-8 continuation bytes do not count.
+std::size_t displayWidth(const std::string &text) {
+    return static_cast<std::size_t>(
+        std::count_if(text.begin(), text.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
+}
+
+std::string padded(const std::string &text, std::size_t width, bool right) {
+    const std::string fill(width - std::min(width, displayWidth(text)), ' ');
+    return right ? fill + text : text + fill;
+}
+
+std::string markdownTable(const Table &table) {
+    const auto line = [](const std::vector<std::string> &cells) {
+        std::string text = "|";
+        for (const std::string &cell : cells) text += " " + cell + " |";
+        return text + "\n";
+    };
+    std::vector<std::string> rule(table.header.size(), "---:");
+    rule.front() = "---";
+    std::string text = fmt::format("**{}**\n\n", table.title) + line(table.header) + line(rule);
+    for (const auto &row : table.rows) text += line(row);
+    return text + "\n";
+}
+
+std::string textTable(const Table &table) {
+    std::vector<std::size_t> widths(table.header.size(), 0);
+    for (std::size_t c = 0; c < widths.size(); ++c) {
+        widths[c] = displayWidth(table.header[c]);
+        for (const auto &row : table.rows) widths[c] = std::max(widths[c], displayWidth(row[c]));
+    }
+    const auto line = [&widths](const std::vector<std::string> &cells) {
+        std::string text;
+        for (std::size_t c = 0; c < cells.size(); ++c) text += "  " + padded(cells[c], widths[c], c > 0);
+        return text + "\n";
+    };
+    std::string rule;
+    for (std::size_t c = 0; c < widths.size(); ++c) rule += "  " + std::string(widths[c], '-');
+    std::string text = table.title + "\n" + line(table.header) + rule + "\n";
+    for (const auto &row : table.rows) text += line(row);
+    return text + "\n";
+}
+
+std::string formatMs(double ms) {
+    if (ms >= 100) return fmt::format("{:.1f}", ms);
+    if (ms >= 1) return fmt::format("{:.3f}", ms);
+    return fmt::format("{:.3g}", ms);
+}
+
+std::string formatRatio(double ratio) {
+    return ratio >= 100 ? fmt::format("{:.0f}×", ratio) : fmt::format("{:.3g}×", ratio);
+}
+
+// The cell when there is no figure: the failure or skip, or a dash.
+std::string statusCell(const Row *row) {
+    if (!row) return "—";
+    if (row->status == Row::Status::Failed) return "FAIL";
+    return row->status == Row::Status::Skipped ? "skipped" : "—";
+}
+
+std::string timeCell(const Row *row) {
+    if (!row || row->status != Row::Status::Passed) return statusCell(row);
+    const Timing &t = row->timing;
+    return fmt::format("{} ({}–{})", formatMs(t.medianMs), formatMs(t.minMs), formatMs(t.maxMs));
+}
+
+std::string bandwidthCell(const Row *row) {
+    if (!row || row->status != Row::Status::Passed || !row->bandwidthGBs) return statusCell(row);
+    std::string cell = fmt::format(*row->bandwidthGBs >= 100 ? "{:.0f}" : "{:.1f}", *row->bandwidthGBs);
+    if (row->copyFraction) cell += fmt::format(" ({:.0f}%)", 100 * *row->copyFraction);
+    return cell;
+}
+
+std::string speedupCell(const Row *row) {
+    if (!row || row->status != Row::Status::Passed) return statusCell(row);
+    std::string cell;
+    if (row->speedupVsCpu) cell = formatRatio(*row->speedupVsCpu) + " cpu";
+    if (row->speedupVsCub) cell += (cell.empty() ? "" : ", ") + formatRatio(*row->speedupVsCub) + " cub";
+    return cell.empty() ? "—" : cell;
+}
+
+// A table row: a size, its companion flag and a block size (none for a CPU-only op).
+struct RowKey {
+    long long size;
+    bool npot;
+    std::optional<int> blockSize;
+    bool operator==(const RowKey &other) const {
+        return size == other.size && npot == other.npot && blockSize == other.blockSize;
+    }
+};
+
+class TableReporter : public Reporter {
+public:
+    TableReporter(std::FILE *out, bool markdown) : out_(out), markdown_(markdown) {}
+
+    void begin(const Context &context) override {
+        std::string text = markdown_ ? "## cis565_stream_compaction sweep\n\n" : "cis565_stream_compaction sweep\n";
+        for (const Field &field : contextFields(context)) {
+            const std::string value = plainText(field.value);
+            if (value.empty()) continue;
+            const bool code = markdown_ && field.key == "command_line";
+            text += markdown_ ? fmt::format("- {}: {}\n", field.label, code ? "`" + value + "`" : value)
+                              : fmt::format("  {}: {}\n", field.label, value);
+        }
+        fmt::print(out_, "{}\n", text);
+        std::fflush(out_);
+    }
+    void add(const Row &row) override { rows_.push_back(row); }
+    void endOp() override {
+        if (rows_.empty()) return;
+        const char *op = opName(rows_.front().op);
+        std::string text = markdown_ ? fmt::format("### {}\n\n", op) : "";
+        text += render({fmt::format("{}: median time, ms (min–max)", op), {}, {}}, timeCell);
+        text += render({fmt::format("{}: effective bandwidth, GB/s (% of measured copy bandwidth)", op), {}, {}},
+                       bandwidthCell);
+        const bool ratios = std::any_of(rows_.begin(), rows_.end(),
+                                        [](const Row &r) { return r.speedupVsCpu || r.speedupVsCub; });
+        if (ratios) text += render({fmt::format("{}: speed-up (over cpu, over cub)", op), {}, {}}, speedupCell, "cpu");
+        text += notes();
+        fmt::print(out_, "{}", text);
+        std::fflush(out_);
+        rows_.clear();
+    }
+    void end() override { std::fflush(out_); }
+
+private:
+    // Rows: every (size, companion, block size) the GPU back ends ran, or the CPU's.
+    std::vector<RowKey> keys() const {
+        const bool anyBlock = std::any_of(rows_.begin(), rows_.end(), [](const Row &r) { return r.blockSize; });
+        std::vector<RowKey> keys;
+        for (const Row &r : rows_) {
+            const RowKey key{r.size, r.npot, r.blockSize};
+            if (anyBlock == bool(r.blockSize) && std::find(keys.begin(), keys.end(), key) == keys.end()) {
+                keys.push_back(key);
+            }
+        }
+        return keys;
+    }
+
+    std::vector<std::string> backends(const char *leaveOut) const {
+        std::vector<std::string> names;
+        for (const Row &r : rows_) {
+            if (r.backend != leaveOut && std::find(names.begin(), names.end(), r.backend) == names.end()) {
+                names.push_back(r.backend);
+            }
+        }
+        return names;
+    }
+
+    // The CPU's row stands for every block size.
+    const Row *find(const RowKey &key, const std::string &backend) const {
+        for (const Row &r : rows_) {
+            if (r.backend == backend && r.size == key.size && r.npot == key.npot &&
+                (!r.blockSize || r.blockSize == key.blockSize)) {
+                return &r;
+            }
+        }
+        return nullptr;
+    }
+
+    std::string render(Table table, std::string (*cell)(const Row *), const char *leaveOut = "") const {
+        const std::vector<RowKey> rowKeys = keys();
+        const bool blocks = !rowKeys.empty() && rowKeys.front().blockSize;
+        const std::vector<std::string> columns = backends(leaveOut);
+        table.header = {"size"};
+        if (blocks) table.header.push_back("block");
+        table.header.insert(table.header.end(), columns.begin(), columns.end());
+        for (const RowKey &key : rowKeys) {
+            std::vector<std::string> line = {sizeLabel(key.size, key.npot)};
+            if (blocks) line.push_back(std::to_string(*key.blockSize));
+            for (const std::string &backend : columns) line.push_back(cell(find(key, backend)));
+            table.rows.push_back(std::move(line));
+        }
+        return markdown_ ? markdownTable(table) : textTable(table);
+    }
+
+    // Each failure, and each distinct reason for skipping.
+    std::string notes() const {
+        std::vector<std::string> lines;
+        for (const Row &r : rows_) {
+            if (r.status == Row::Status::Passed) continue;
+            std::string line = r.status == Row::Status::Skipped
+                                   ? fmt::format("skipped: {}", r.note)
+                                   : fmt::format("FAIL: {} {}, size {}{}: {}", r.backend, opName(r.op),
+                                                 sizeLabel(r.size, r.npot),
+                                                 r.blockSize ? fmt::format(", block {}", *r.blockSize) : "", r.note);
+            if (std::find(lines.begin(), lines.end(), line) == lines.end()) lines.push_back(line);
+        }
+        std::string text;
+        for (const std::string &line : lines) text += (markdown_ ? "- " : "") + line + "\n";
+        return text.empty() ? "" : text + "\n";
+    }
+
+    std::FILE *out_;
+    bool markdown_;
+    std::vector<Row> rows_;
+};
+
+}  // namespace
+
+Format parseFormat(const std::string &name) {
+    for (const auto &[text, format] : kFormatNames) {
+        if (name == text) return format;
+    }
+    throw std::invalid_argument(fmt::format("'{}' is not a format; choose text, markdown, csv or json", name));
+}
+
+std::optional<Format> formatForPath(const std::string &path) {
+    for (const auto &[extension, format] : kExtensions) {
+        const std::string ext = extension;
+        if (path.size() > ext.size() && path.compare(path.size() - ext.size(), ext.size(), ext) == 0) return format;
+    }
+    return std::nullopt;
+}
+
+std::unique_ptr<Reporter> makeReporter(Format format, std::FILE *out) {
+    switch (format) {
+        case Format::Csv: return std::make_unique<CsvReporter>(out);
+        case Format::Json: return std::make_unique<JsonReporter>(out);
+        case Format::Markdown: return std::make_unique<TableReporter>(out, true);
+        case Format::Text: return std::make_unique<TableReporter>(out, false);
+    }
+    return nullptr;
+}
+
+std::string sizeLabel(long long size, bool npot) {
+    return npot ? formatSize(size + 3) + " - 3" : formatSize(size);
+}
+
+}  // namespace Harness

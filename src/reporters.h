@@ -1,0 +1,79 @@
+#pragma once
+// A sweep's reports: tables for people (text, markdown), rows for programs (CSV, JSON).
+// Every report opens with its context; CSV and JSON rows are written and flushed as they
+// arrive, tables when an operation's rows are complete.
+
+#include <cstdint>
+#include <cstdio>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include <stream_compaction/common.h>
+
+#include "runner.h"
+
+namespace Harness {
+
+enum class Format { Text, Markdown, Csv, Json };
+
+/** "text", "markdown", "csv", "json"; throws std::invalid_argument naming them. */
+Format parseFormat(const std::string &name);
+
+/** The format a file name's extension stands for (.txt, .md, .csv, .json), if any. */
+std::optional<Format> formatForPath(const std::string &path);
+
+/** What a report says about how and where it was made. */
+struct Context {
+    std::string commandLine;
+    std::string version;
+    std::optional<StreamCompaction::Common::DeviceInfo> gpu;  // none without a CUDA device
+    double copyBandwidthGBs = 0;  // measured device-to-device copy: 2 x bytes / time; 0 without a GPU
+    std::size_t copyBytes = 0;    // bytes per copy it was measured with
+    int copyReps = 0;
+    std::string hostCpu;
+    std::string buildType;
+    std::string gitRevision;
+    std::uint64_t seed = 0;
+    int reps = 0;
+    int warmup = 0;
+    std::string keep;  // the predicate's name
+};
+
+/** One measured cell: an op on one back end, size and block size. */
+struct Row {
+    enum class Status { Passed, Failed, Skipped };
+
+    Op op = Op::Scan;
+    std::string backend;
+    long long size = 0;
+    bool npot = false;         // the SIZE - 3 companion of the power of two size + 3
+    std::optional<int> blockSize;  // none for the CPU, where it does not apply
+    Status status = Status::Passed;
+    std::string note;          // why it failed or was skipped
+    Timing timing;             // when not skipped
+    std::optional<long long> kept;  // compact and partition
+    std::optional<double> bandwidthGBs;   // bytes read + written / median time
+    std::optional<double> copyFraction;   // bandwidth / measured copy bandwidth
+    std::optional<double> speedupVsCpu;   // cpu median / this median
+    std::optional<double> speedupVsCub;   // cub median / this median
+};
+
+/** Receives a sweep's context, then its rows op by op. */
+class Reporter {
+public:
+    virtual ~Reporter() = default;
+    virtual void begin(const Context &context) = 0;
+    virtual void add(const Row &row) = 0;
+    /** Every row of the current op has been added. */
+    virtual void endOp() = 0;
+    virtual void end() = 0;
+};
+
+/** A reporter writing `format` to `out` (not owned), flushing what it writes. */
+std::unique_ptr<Reporter> makeReporter(Format format, std::FILE *out);
+
+/** "2^20", "2^20 - 3" for the companion (npot) of a power of two, or the plain number. */
+std::string sizeLabel(long long size, bool npot);
+
+}  // namespace Harness

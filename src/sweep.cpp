@@ -1,0 +1,313 @@
+#include "sweep.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include <stream_compaction/backends.h>
+#include <stream_compaction/thrust.h>
+
+#include "reporters.h"
+#include "runner.h"
+#include "testing_helpers.hpp"
+
+#ifndef SC_VERSION
+#define SC_VERSION "unknown"
+#endif
+#ifndef SC_BUILD_TYPE
+#define SC_BUILD_TYPE "unknown"
+#endif
+#ifndef SC_GIT_REVISION
+#define SC_GIT_REVISION "unknown"
+#endif
+
+namespace Harness {
+
+using StreamCompaction::Backend;
+namespace Common = StreamCompaction::Common;
+
+std::size_t cellDeviceBytes(long long n) { return 4 * sizeof(int) * static_cast<std::size_t>(n); }
+
+std::string memoryShortfall(long long largestSize, std::size_t freeBytes) {
+    const std::size_t needed = cellDeviceBytes(largestSize);
+    if (needed <= freeBytes) return "";
+    constexpr double GiB = 1ULL << 30;
+    return fmt::format("--sizes: {} needs {:.1f} GiB of GPU memory (input, output and workspace), {:.1f} GiB free",
+                       formatSize(largestSize), needed / GiB, freeBytes / GiB);
+}
+
+double trafficBytes(Op op, long long n, long long kept) {
+    const double ints = op == Op::Compact ? double(n) + double(kept) : 2.0 * double(n);
+    return ints * sizeof(int);
+}
+
+namespace {
+
+// The copy ceiling is measured on at least 2^24 ints (past the L2 cache) and at most 2^28.
+constexpr long long kCopyMinInts = 1LL << 24;
+constexpr long long kCopyMaxInts = 1LL << 28;
+constexpr int kCopyReps = 15;
+
+std::string hostCpuModel() {
+    std::ifstream cpuinfo("/proc/cpuinfo");
+    for (std::string line; std::getline(cpuinfo, line);) {
+        const auto colon = line.find(':');
+        if (line.rfind("model name", 0) == 0 && colon != std::string::npos) return line.substr(line.find_first_not_of(" \t", colon + 1));
+    }
+    return "unknown";
+}
+
+Context sweepContext(const Options &options, long long largestSize) {
+    Context context;
+    context.commandLine = options.commandLine;
+    context.version = SC_VERSION;
+    context.hostCpu = hostCpuModel();
+    context.buildType = SC_BUILD_TYPE;
+    context.gitRevision = SC_GIT_REVISION;
+    context.seed = options.seed;
+    context.reps = options.reps;
+    context.warmup = options.warmup;
+    context.keep = options.keep.name();
+    if (Common::deviceAvailable()) {
+        context.gpu = Common::deviceInfo();
+        context.copyBytes = sizeof(int) * static_cast<std::size_t>(std::clamp(largestSize, kCopyMinInts, kCopyMaxInts));
+        context.copyReps = kCopyReps;
+        const double ms = Common::measureCopyMs(context.copyBytes, kCopyReps);
+        context.copyBandwidthGBs = 2.0 * double(context.copyBytes) / (ms * 1e6);
+    }
+    return context;
+}
+
+// The chosen back ends offering `op`: the CPU first and cub next, so that every other
+// row can be compared with them when it is written; the rest in the registry's order.
+std::vector<const Backend *> sweepBackends(const Options &options, Op op) {
+    std::vector<const Backend *> chosen;
+    for (const std::string &name : options.backends) {
+        const Backend *backend = StreamCompaction::findBackend(name);
+        if (backend && offers(*backend, op)) chosen.push_back(backend);
+    }
+    const auto rank = [](const Backend *b) { return !b->onGpu ? 0 : std::string(b->name) == "cub" ? 1 : 2; };
+    std::stable_sort(chosen.begin(), chosen.end(), [&rank](const Backend *a, const Backend *b) { return rank(a) < rank(b); });
+    return chosen;
+}
+
+// The inputs of one op and size: the size itself, then SIZE - 3 for a power of two.
+std::vector<bool> variants(const Options &options, long long size) {
+    const bool powerOfTwo = (size & (size - 1)) == 0;
+    return options.npot && powerOfTwo && size >= 4 ? std::vector<bool>{false, true} : std::vector<bool>{false};
+}
+
+struct FileCloser {
+    void operator()(std::FILE *file) const { std::fclose(file); }
+};
+using File = std::unique_ptr<std::FILE, FileCloser>;
+
+// "[k/m] what is running" on stderr, rewritten in place; only on a terminal.
+class Progress {
+public:
+    Progress(long long total, bool enabled) : total_(total), enabled_(enabled) {}
+
+    void show(long long done, const std::string &what) {
+        if (!enabled_) return;
+        fmt::print(stderr, "\r\033[K[{}/{}] {}", done, total_, what);
+        std::fflush(stderr);
+        shown_ = true;
+    }
+    void clear() {
+        if (!shown_) return;
+        fmt::print(stderr, "\r\033[K");
+        std::fflush(stderr);
+        shown_ = false;
+    }
+
+private:
+    long long total_;
+    bool enabled_;
+    bool shown_ = false;
+};
+
+class Sweep {
+public:
+    Sweep(const Options &options, std::vector<Reporter *> reporters, double copyBandwidthGBs)
+        : options_(options), reporters_(std::move(reporters)), copyGBs_(copyBandwidthGBs),
+          progress_(cellCount(), !options.quiet && isatty(STDERR_FILENO)) {
+        settings_.warmup = options.warmup;
+        settings_.reps = options.reps;
+        settings_.keep = options.keep;
+    }
+
+    // Returns how many cells failed.
+    int run() {
+        const int previousBlockSize = Common::blockSize();
+        for (Op op : options_.ops) {
+            const auto backends = sweepBackends(options_, op);
+            if (backends.empty()) continue;
+            for (long long size : options_.sizes) {
+                runSize(op, size, backends);
+                releaseDeviceMemory();
+            }
+            progress_.clear();
+            for (Reporter *reporter : reporters_) reporter->endOp();
+        }
+        Common::setBlockSize(previousBlockSize);
+        progress_.clear();
+        return failures_;
+    }
+
+private:
+    long long cellCount() const {
+        long long cells = 0;
+        for (Op op : options_.ops) {
+            for (const Backend *backend : sweepBackends(options_, op)) {
+                const long long perInput = backend->onGpu ? static_cast<long long>(options_.blockSizes.size()) : 1;
+                for (long long size : options_.sizes) cells += perInput * static_cast<long long>(variants(options_, size).size());
+            }
+        }
+        return cells;
+    }
+
+    static void releaseDeviceMemory() {
+        Common::releaseWorkspaces();
+        StreamCompaction::Thrust::releaseTemporaryStorage();
+    }
+
+    // The input and its companion: the expected result is computed once per input and
+    // every back end is checked against it.
+    void runSize(Op op, long long size, const std::vector<const Backend *> &backends) {
+        TestingHelpers::setSeed(options_.seed);
+        std::vector<int> input = randomInput(op, size);
+        for (bool npot : variants(options_, size)) {
+            if (npot) input.resize(static_cast<std::size_t>(size - 3));
+            const std::string label = fmt::format("{} {}", opName(op), sizeLabel(static_cast<long long>(input.size()), npot));
+            progress_.show(done_, "CPU reference for " + label);
+            const Expected want = expected(op, input, options_.keep);
+            runInput(op, input, npot, want, backends, label);
+        }
+    }
+
+    void runInput(Op op, const std::vector<int> &input, bool npot, const Expected &want,
+                  const std::vector<const Backend *> &backends, const std::string &label) {
+        std::optional<double> cpuMs;
+        for (const Backend *backend : backends) {
+            if (backend->onGpu) continue;
+            progress_.show(++done_, fmt::format("{} {}", backend->name, label));
+            const Row row = measure(*backend, op, input, npot, want, std::nullopt, std::nullopt, std::nullopt);
+            if (row.status == Row::Status::Passed) cpuMs = row.timing.medianMs;
+            report(row);
+        }
+        for (int block : options_.blockSizes) {
+            Common::setBlockSize(block);
+            std::optional<double> cubMs;
+            for (const Backend *backend : backends) {
+                if (!backend->onGpu) continue;
+                progress_.show(++done_, fmt::format("{} {}, block {}", backend->name, label, block));
+                const bool isCub = std::string(backend->name) == "cub";
+                const Row row = measure(*backend, op, input, npot, want, block, cpuMs, isCub ? std::nullopt : cubMs);
+                if (isCub && row.status == Row::Status::Passed) cubMs = row.timing.medianMs;
+                report(row);
+            }
+        }
+    }
+
+    // Runs and checks one cell; a CUDA error fails the cell and the sweep goes on.
+    Row measure(const Backend &backend, Op op, const std::vector<int> &input, bool npot, const Expected &want,
+                std::optional<int> block, std::optional<double> cpuMs, std::optional<double> cubMs) const {
+        Row row;
+        row.op = op;
+        row.backend = backend.name;
+        row.size = static_cast<long long>(input.size());
+        row.npot = npot;
+        row.blockSize = block;
+        if (backend.onGpu && !Common::deviceAvailable()) {
+            row.status = Row::Status::Skipped;
+            row.note = "no CUDA device";
+            return row;
+        }
+        try {
+            const Run result = Harness::run(backend, op, input, settings_);
+            const Verdict verdict = verify(op, result, want);
+            row.timing = result.timing;
+            row.status = verdict.passed() ? Row::Status::Passed : Row::Status::Failed;
+            row.note = verdict.detail;
+            if (op == Op::Compact || op == Op::Partition) row.kept = result.kept;
+        } catch (const StreamCompaction::CudaError &e) {
+            row.status = Row::Status::Failed;
+            row.note = e.what();
+        }
+        if (row.status == Row::Status::Passed && row.timing.medianMs > 0) addFigures(row, want.kept, cpuMs, cubMs);
+        return row;
+    }
+
+    void addFigures(Row &row, long long kept, std::optional<double> cpuMs, std::optional<double> cubMs) const {
+        const double ms = row.timing.medianMs;
+        row.bandwidthGBs = trafficBytes(row.op, row.size, kept) / (ms * 1e6);
+        if (copyGBs_ > 0) row.copyFraction = *row.bandwidthGBs / copyGBs_;
+        if (cpuMs) row.speedupVsCpu = *cpuMs / ms;
+        if (cubMs) row.speedupVsCub = *cubMs / ms;
+    }
+
+    void report(const Row &row) {
+        if (row.status == Row::Status::Failed) ++failures_;
+        progress_.clear();
+        for (Reporter *reporter : reporters_) reporter->add(row);
+    }
+
+    const Options &options_;
+    std::vector<Reporter *> reporters_;
+    double copyGBs_;
+    RunSettings settings_;
+    Progress progress_;
+    long long done_ = 0;
+    int failures_ = 0;
+};
+
+bool anyGpuBackend(const Options &options) {
+    return std::any_of(options.backends.begin(), options.backends.end(), [](const std::string &name) {
+        const Backend *backend = StreamCompaction::findBackend(name);
+        return backend && backend->onGpu;
+    });
+}
+
+// Checks what would stop the sweep before it starts; returns a one-line error or "".
+std::string preflight(const Options &options) {
+    if (!anyGpuBackend(options) || !Common::deviceAvailable()) return "";
+    return memoryShortfall(*std::max_element(options.sizes.begin(), options.sizes.end()), Common::freeDeviceMemory());
+}
+
+}  // namespace
+
+int runSweep(const Options &options) {
+    std::string problem = preflight(options);
+    std::vector<File> files;
+    for (const std::string &path : options.outputs) {
+        if (!problem.empty()) break;
+        files.emplace_back(std::fopen(path.c_str(), "w"));
+        if (!files.back()) problem = fmt::format("--output: cannot write '{}': {}", path, std::strerror(errno));
+    }
+    if (!problem.empty()) {
+        fmt::print(stderr, "cis565_stream_compaction: {}\n", problem);
+        return 2;
+    }
+
+    std::vector<std::unique_ptr<Reporter>> owned;
+    owned.push_back(makeReporter(options.format, stdout));
+    for (std::size_t i = 0; i < files.size(); ++i) owned.push_back(makeReporter(*formatForPath(options.outputs[i]), files[i].get()));
+    std::vector<Reporter *> reporters;
+    for (const auto &reporter : owned) reporters.push_back(reporter.get());
+
+    const Context context = sweepContext(options, *std::max_element(options.sizes.begin(), options.sizes.end()));
+    for (Reporter *reporter : reporters) reporter->begin(context);
+    const int failures = Sweep(options, reporters, context.copyBandwidthGBs).run();
+    for (Reporter *reporter : reporters) reporter->end();
+    return failures == 0 ? 0 : 1;
+}
+
+}  // namespace Harness

@@ -1,0 +1,37 @@
+#pragma once
+// The sweep: every chosen op, size (with the SIZE - 3 companion of each power of two),
+// block size and back end, timed, checked against the CPU reference and reported as
+// each cell finishes.
+
+#include <cstddef>
+#include <string>
+
+#include "cli.h"
+
+namespace Harness {
+
+/** Device memory a cell of n ints may need: input, output and up to 2n ints of workspace. */
+std::size_t cellDeviceBytes(long long n);
+
+/**
+ * The one-line error for a sweep whose largest cell needs more than `freeBytes` of GPU
+ * memory ("--sizes: 2^30 needs 16.0 GiB of GPU memory, 9.5 GiB free"), or "" when it fits.
+ */
+std::string memoryShortfall(long long largestSize, std::size_t freeBytes);
+
+/**
+ * Bytes an op reads and writes, as counted for effective bandwidth: scan 8n, compact
+ * 4n + 4 x kept, partition 8n, sort 8n (the least any sort can move).
+ */
+double trafficBytes(Op op, long long n, long long kept);
+
+/**
+ * Runs the sweep `options` describe, writing the report to stdout in options.format and
+ * to every options.outputs file in the format its extension names. Returns the exit
+ * status: 2 when the largest cell would not fit in free GPU memory or an output cannot
+ * be opened (one line on stderr; nothing run), 1 when a cell failed, else 0. GPU cells
+ * are reported as skipped without a CUDA device.
+ */
+int runSweep(const Options &options);
+
+}  // namespace Harness

@@ -1,0 +1,54 @@
+#!/bin/sh
+# The real program's command line: every bad flag prints one line on stderr and nothing
+# on stdout, and exits 2; a small CPU-only sweep writes markdown, CSV and JSON that read
+# back whole. Usage: run_cli_checks.sh path/to/cis565_stream_compaction
+program="$1"
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+failed=0
+
+fail() {
+  echo "FAIL: $*"
+  failed=1
+}
+
+bad() {
+  "$program" "$@" >"$dir/out" 2>"$dir/err"
+  status=$?
+  lines=$(wc -l <"$dir/err")
+  if [ "$status" -ne 2 ] || [ "$lines" -ne 1 ] || [ -s "$dir/out" ]; then
+    fail "$* -> exit $status, $lines lines on stderr"
+  else
+    echo "ok: $* -> $(cat "$dir/err")"
+  fi
+}
+
+bad --sizes 2^20:2^10
+bad --sizes 0
+bad --sizes -5
+bad --sizes 2^31
+bad --sizes 1000:2^20
+bad --block-sizes 100
+bad --block-sizes 2048
+bad --backends cpu,gpu --sizes 2^10
+bad --ops scan,reduce
+bad --keep mod:0
+bad --format html
+bad --output results.dat
+bad --frobnicate
+bad --sizes 2^8 --backends cpu --output "$dir/no-such-dir/r.csv"
+
+"$program" --sizes 2^8:2^10 --backends cpu --reps 2 --format markdown \
+  --output "$dir/r.csv" --output "$dir/r.json" >"$dir/r.md" || fail "the sweep exited $?"
+grep -q '^| size |' "$dir/r.md" || fail "no markdown table on stdout"
+# A header and 4 ops x 6 inputs (2^8, 2^9, 2^10 and their companions).
+records=$(grep -vc '^#' "$dir/r.csv")
+[ "$records" -eq 25 ] || fail "the CSV has $records records, not 25"
+grep -q '^# copy_bandwidth_GBps:' "$dir/r.csv" || fail "the CSV has no copy bandwidth line"
+if command -v python3 >/dev/null 2>&1; then
+  python3 -c 'import json, sys; rows = json.load(open(sys.argv[1]))["rows"]; sys.exit(len(rows) != 24)' \
+    "$dir/r.json" || fail "the JSON does not parse to 24 rows"
+fi
+
+[ "$failed" -eq 0 ] && echo "all command-line checks passed"
+exit "$failed"

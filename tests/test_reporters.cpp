@@ -1,0 +1,432 @@
+// The report writers: CSV and JSON written and read back, rows flushed as they arrive,
+// and the text and markdown tables.
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "reporters.h"
+
+namespace {
+
+using Harness::Context;
+using Harness::Format;
+using Harness::Op;
+using Harness::Row;
+
+// ---- A small JSON reader, enough to read a report back ----
+
+struct Json {
+    enum class Kind { Null, Bool, Number, String, Array, Object } kind = Kind::Null;
+    bool boolean = false;
+    double number = 0;
+    std::string string;
+    std::vector<Json> array;
+    std::map<std::string, Json> object;
+
+    const Json &operator[](const std::string &key) const { return object.at(key); }
+};
+
+class JsonReader {
+public:
+    explicit JsonReader(std::string text) : text_(std::move(text)) {}
+
+    Json document() {
+        Json value = parseValue();
+        skipSpace();
+        if (at_ != text_.size()) fail("text after the document");
+        return value;
+    }
+
+private:
+    [[noreturn]] void fail(const std::string &what) const {
+        throw std::runtime_error("JSON: " + what + " at offset " + std::to_string(at_));
+    }
+    void skipSpace() {
+        while (at_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[at_]))) ++at_;
+    }
+    void expect(char c) {
+        skipSpace();
+        if (at_ >= text_.size() || text_[at_] != c) fail(std::string("expected '") + c + "'");
+        ++at_;
+    }
+    bool consume(const std::string &word) {
+        skipSpace();
+        if (text_.compare(at_, word.size(), word) != 0) return false;
+        at_ += word.size();
+        return true;
+    }
+
+    Json parseValue() {
+        Json value;
+        skipSpace();
+        if (at_ >= text_.size()) fail("unexpected end");
+        const char c = text_[at_];
+        if (c == '{') {
+            value.kind = Json::Kind::Object;
+            ++at_;
+            if (consume("}")) return value;
+            do {
+                skipSpace();
+                const std::string key = parseString();
+                expect(':');
+                value.object[key] = parseValue();
+            } while (consume(","));
+            expect('}');
+        } else if (c == '[') {
+            value.kind = Json::Kind::Array;
+            ++at_;
+            if (consume("]")) return value;
+            do value.array.push_back(parseValue());
+            while (consume(","));
+            expect(']');
+        } else if (c == '"') {
+            value.kind = Json::Kind::String;
+            value.string = parseString();
+        } else if (consume("null")) {
+        } else if (consume("true")) {
+            value.kind = Json::Kind::Bool;
+            value.boolean = true;
+        } else if (consume("false")) {
+            value.kind = Json::Kind::Bool;
+        } else {
+            value.kind = Json::Kind::Number;
+            std::size_t used = 0;
+            value.number = std::stod(text_.substr(at_), &used);
+            at_ += used;
+        }
+        return value;
+    }
+
+    std::string parseString() {
+        if (text_[at_] != '"') fail("expected a string");
+        std::string out;
+        for (++at_; at_ < text_.size() && text_[at_] != '"'; ++at_) {
+            char c = text_[at_];
+            if (static_cast<unsigned char>(c) < 0x20) fail("raw control character in a string");
+            if (c != '\\') {
+                out += c;
+                continue;
+            }
+            c = text_[++at_];
+            switch (c) {
+                case 'n': out += '\n'; break;
+                case 't': out += '\t'; break;
+                case 'r': out += '\r'; break;
+                case 'u': out += static_cast<char>(std::stoi(text_.substr(at_ + 1, 4), nullptr, 16)); at_ += 4; break;
+                default: out += c;
+            }
+        }
+        expect('"');
+        return out;
+    }
+
+    std::string text_;
+    std::size_t at_ = 0;
+};
+
+// ---- Fixtures: a context and a few rows ----
+
+Context sampleContext() {
+    Context context;
+    context.commandLine = "cis565_stream_compaction --sizes 2^10 --output 'a \"b\".csv'";
+    context.version = "0.1.0";
+    StreamCompaction::Common::DeviceInfo gpu;
+    gpu.name = "NVIDIA H200";
+    gpu.computeMajor = 9;
+    gpu.multiprocessors = 132;
+    gpu.theoreticalBandwidthGBs = 4800;
+    gpu.driverVersion = 13000;
+    gpu.runtimeVersion = 12080;
+    context.gpu = gpu;
+    context.copyBandwidthGBs = 3900.5;
+    context.copyBytes = 1 << 30;
+    context.copyReps = 15;
+    context.hostCpu = "AMD EPYC";
+    context.buildType = "Release";
+    context.gitRevision = "abc1234";
+    context.seed = 565;
+    context.reps = 5;
+    context.warmup = 1;
+    context.keep = "nonzero";
+    return context;
+}
+
+Row cpuRow() {
+    Row row;
+    row.op = Op::Compact;
+    row.backend = "cpu";
+    row.size = 1024;
+    row.timing = {2.5, 2.0, 3.0, 5};
+    row.kept = 768;
+    row.bandwidthGBs = 2.8;
+    return row;
+}
+
+Row gpuRow() {
+    Row row = cpuRow();
+    row.backend = "efficient";
+    row.blockSize = 256;
+    row.timing = {0.25, 0.2, 0.5, 5};
+    row.copyFraction = 0.01;
+    row.speedupVsCpu = 10;
+    return row;
+}
+
+Row failedRow() {
+    Row row = gpuRow();
+    row.backend = "naive";
+    row.status = Row::Status::Failed;
+    row.note = "a[17] = 3, expected \"4\"\n\tline two \x01";
+    row.bandwidthGBs.reset();
+    row.speedupVsCpu.reset();
+    row.copyFraction.reset();
+    return row;
+}
+
+Row skippedRow() {
+    Row row = gpuRow();
+    row.backend = "thrust";
+    row.npot = true;
+    row.size = 1021;
+    row.status = Row::Status::Skipped;
+    row.note = "no CUDA device";
+    row.timing = {};
+    return row;
+}
+
+// Writes a whole report with `format` and returns it.
+std::string report(Format format, const std::vector<Row> &rows) {
+    std::FILE *file = std::tmpfile();
+    auto reporter = Harness::makeReporter(format, file);
+    reporter->begin(sampleContext());
+    for (const Row &row : rows) reporter->add(row);
+    reporter->endOp();
+    reporter->end();
+    std::rewind(file);
+    std::string text;
+    for (int c = std::fgetc(file); c != EOF; c = std::fgetc(file)) text += static_cast<char>(c);
+    std::fclose(file);
+    return text;
+}
+
+// RFC 4180 fields of one record; a quoted field may hold commas, quotes and newlines.
+std::vector<std::vector<std::string>> readCsv(const std::string &text, std::vector<std::string> &comments) {
+    std::vector<std::vector<std::string>> records;
+    std::istringstream in(text);
+    while (in.peek() != EOF) {
+        if (in.peek() == '#') {
+            std::string line;
+            std::getline(in, line);
+            comments.push_back(line);
+            continue;
+        }
+        std::vector<std::string> fields(1);
+        bool quoted = false;
+        for (int c = in.get(); c != EOF; c = in.get()) {
+            if (quoted) {
+                if (c == '"' && in.peek() == '"') fields.back() += static_cast<char>(in.get());
+                else if (c == '"') quoted = false;
+                else fields.back() += static_cast<char>(c);
+            } else if (c == '"') {
+                quoted = true;
+            } else if (c == ',') {
+                fields.emplace_back();
+            } else if (c == '\n') {
+                break;
+            } else {
+                fields.back() += static_cast<char>(c);
+            }
+        }
+        records.push_back(fields);
+    }
+    return records;
+}
+
+TEST(Formats, NamesAndExtensions) {
+    EXPECT_EQ(Harness::parseFormat("text"), Format::Text);
+    EXPECT_EQ(Harness::parseFormat("markdown"), Format::Markdown);
+    EXPECT_EQ(Harness::parseFormat("csv"), Format::Csv);
+    EXPECT_EQ(Harness::parseFormat("json"), Format::Json);
+    EXPECT_THROW(Harness::parseFormat("md"), std::invalid_argument);
+    EXPECT_EQ(Harness::formatForPath("results/h200/sizes.md"), Format::Markdown);
+    EXPECT_EQ(Harness::formatForPath("a.csv"), Format::Csv);
+    EXPECT_EQ(Harness::formatForPath("a.json"), Format::Json);
+    EXPECT_EQ(Harness::formatForPath("a.txt"), Format::Text);
+    EXPECT_FALSE(Harness::formatForPath("a.dat"));
+    EXPECT_FALSE(Harness::formatForPath(".csv"));
+    EXPECT_FALSE(Harness::formatForPath("csv"));
+}
+
+TEST(SizeLabel, PowersAndCompanions) {
+    EXPECT_EQ(Harness::sizeLabel(1 << 20, false), "2^20");
+    EXPECT_EQ(Harness::sizeLabel((1 << 20) - 3, true), "2^20 - 3");
+    EXPECT_EQ(Harness::sizeLabel(1000, false), "1000");
+}
+
+TEST(CsvReporter, ReadsBackContextHeaderAndRows) {
+    std::vector<std::string> comments;
+    const auto records = readCsv(report(Format::Csv, {cpuRow(), gpuRow(), failedRow(), skippedRow()}), comments);
+    const auto comment = [&comments](const std::string &key) {
+        for (const std::string &line : comments) {
+            if (line.rfind("# " + key + ": ", 0) == 0) return line.substr(key.size() + 4);
+        }
+        return std::string("<missing>");
+    };
+    EXPECT_EQ(comment("gpu"), "NVIDIA H200");
+    EXPECT_EQ(comment("sm_count"), "132");
+    EXPECT_EQ(comment("copy_bandwidth_GBps"), "3900.5");
+    EXPECT_EQ(comment("theoretical_bandwidth_GBps"), "4800");
+    EXPECT_EQ(comment("driver_version"), "13.0");
+    EXPECT_EQ(comment("runtime_version"), "12.8");
+    EXPECT_EQ(comment("git_revision"), "abc1234");
+    EXPECT_EQ(comment("build_type"), "Release");
+    EXPECT_EQ(comment("host_cpu"), "AMD EPYC");
+
+    ASSERT_EQ(records.size(), 5u);
+    const std::vector<std::string> header = {"op",     "backend",        "size",           "npot",
+                                             "block_size", "median_ms",  "min_ms",         "max_ms",
+                                             "reps",   "bandwidth_GBps", "copy_fraction",  "speedup_vs_cpu",
+                                             "speedup_vs_cub", "kept",   "verified",       "note"};
+    EXPECT_EQ(records[0], header);
+    std::vector<std::map<std::string, std::string>> rows;
+    for (std::size_t r = 1; r < records.size(); ++r) {
+        ASSERT_EQ(records[r].size(), header.size()) << r;
+        std::map<std::string, std::string> row;
+        for (std::size_t c = 0; c < header.size(); ++c) row[header[c]] = records[r][c];
+        rows.push_back(row);
+    }
+    EXPECT_EQ(rows[0]["op"], "compact");
+    EXPECT_EQ(rows[0]["backend"], "cpu");
+    EXPECT_EQ(rows[0]["size"], "1024");
+    EXPECT_EQ(rows[0]["npot"], "false");
+    EXPECT_EQ(rows[0]["block_size"], "");
+    EXPECT_EQ(rows[0]["median_ms"], "2.5");
+    EXPECT_EQ(rows[0]["min_ms"], "2");
+    EXPECT_EQ(rows[0]["max_ms"], "3");
+    EXPECT_EQ(rows[0]["reps"], "5");
+    EXPECT_EQ(rows[0]["bandwidth_GBps"], "2.8");
+    EXPECT_EQ(rows[0]["kept"], "768");
+    EXPECT_EQ(rows[0]["verified"], "passed");
+    EXPECT_EQ(rows[1]["block_size"], "256");
+    EXPECT_EQ(rows[1]["speedup_vs_cpu"], "10");
+    EXPECT_EQ(rows[1]["copy_fraction"], "0.01");
+    EXPECT_EQ(rows[1]["speedup_vs_cub"], "");
+    EXPECT_EQ(rows[2]["verified"], "FAIL");
+    EXPECT_EQ(rows[2]["note"], failedRow().note);  // commas, quotes and newlines survive
+    EXPECT_EQ(rows[3]["verified"], "skipped");
+    EXPECT_EQ(rows[3]["npot"], "true");
+    EXPECT_EQ(rows[3]["median_ms"], "");
+}
+
+TEST(CsvReporter, RowsAreOnDiskAsSoonAsTheyArrive) {
+    const std::string path = testing::TempDir() + "reporter_flush.csv";
+    std::FILE *file = std::fopen(path.c_str(), "w");
+    ASSERT_NE(file, nullptr);
+    auto reporter = Harness::makeReporter(Format::Csv, file);
+    reporter->begin(sampleContext());
+    reporter->add(cpuRow());
+    std::ifstream partial(path);  // a sweep stopped here leaves a CSV with the header and one row
+    std::vector<std::string> comments;
+    std::stringstream content;
+    content << partial.rdbuf();
+    EXPECT_EQ(readCsv(content.str(), comments).size(), 2u);
+    reporter->end();
+    std::fclose(file);
+    std::remove(path.c_str());
+}
+
+TEST(JsonReporter, ReadsBackContextAndRows) {
+    const std::string text = report(Format::Json, {cpuRow(), gpuRow(), failedRow(), skippedRow()});
+    const Json document = JsonReader(text).document();
+    const Json &context = document["context"];
+    EXPECT_EQ(context["command_line"].string, sampleContext().commandLine);
+    EXPECT_EQ(context["gpu"].string, "NVIDIA H200");
+    EXPECT_EQ(context["sm_count"].number, 132);
+    EXPECT_EQ(context["copy_bandwidth_GBps"].number, 3900.5);
+    EXPECT_EQ(context["theoretical_bandwidth_GBps"].number, 4800);
+    EXPECT_EQ(context["seed"].number, 565);
+    EXPECT_EQ(context["git_revision"].string, "abc1234");
+
+    const std::vector<Json> &rows = document["rows"].array;
+    ASSERT_EQ(rows.size(), 4u);
+    EXPECT_EQ(rows[0]["op"].string, "compact");
+    EXPECT_EQ(rows[0]["backend"].string, "cpu");
+    EXPECT_EQ(rows[0]["size"].number, 1024);
+    EXPECT_EQ(rows[0]["npot"].kind, Json::Kind::Bool);
+    EXPECT_FALSE(rows[0]["npot"].boolean);
+    EXPECT_EQ(rows[0]["block_size"].kind, Json::Kind::Null);
+    EXPECT_EQ(rows[0]["median_ms"].number, 2.5);
+    EXPECT_EQ(rows[0]["kept"].number, 768);
+    EXPECT_EQ(rows[1]["block_size"].number, 256);
+    EXPECT_EQ(rows[1]["speedup_vs_cpu"].number, 10);
+    EXPECT_EQ(rows[1]["speedup_vs_cub"].kind, Json::Kind::Null);
+    EXPECT_EQ(rows[2]["verified"].string, "FAIL");
+    EXPECT_EQ(rows[2]["note"].string, failedRow().note);  // escapes survive
+    EXPECT_TRUE(rows[3]["npot"].boolean);
+    EXPECT_EQ(rows[3]["median_ms"].kind, Json::Kind::Null);
+}
+
+TEST(JsonReporter, WithoutAGpuTheGpuFieldsAreNull) {
+    std::FILE *file = std::tmpfile();
+    auto reporter = Harness::makeReporter(Format::Json, file);
+    Context context = sampleContext();
+    context.gpu.reset();
+    reporter->begin(context);
+    reporter->end();
+    std::rewind(file);
+    std::string text;
+    for (int c = std::fgetc(file); c != EOF; c = std::fgetc(file)) text += static_cast<char>(c);
+    std::fclose(file);
+    const Json document = JsonReader(text).document();
+    EXPECT_EQ(document["context"]["gpu"].string, "none (no CUDA device)");
+    EXPECT_EQ(document["context"]["sm_count"].kind, Json::Kind::Null);
+    EXPECT_EQ(document["context"]["copy_bandwidth_GBps"].kind, Json::Kind::Null);
+    EXPECT_TRUE(document["rows"].array.empty());
+}
+
+TEST(MarkdownReporter, TablesPasteIntoAReadme) {
+    const std::string text = report(Format::Markdown, {cpuRow(), gpuRow(), failedRow(), skippedRow()});
+    EXPECT_NE(text.find("- GPU: NVIDIA H200"), std::string::npos) << text;
+    EXPECT_NE(text.find("- Command: `cis565_stream_compaction"), std::string::npos) << text;
+    EXPECT_NE(text.find("### compact"), std::string::npos) << text;
+    EXPECT_NE(text.find("| size | block | cpu | efficient | naive | thrust |"), std::string::npos) << text;
+    EXPECT_NE(text.find("| --- | ---: | ---: | ---: | ---: | ---: |"), std::string::npos) << text;
+    EXPECT_NE(text.find("| 2^10 | 256 | 2.500 (2.000–3.000) | 0.25 (0.2–0.5) | FAIL | — |"), std::string::npos)
+        << text;
+    EXPECT_NE(text.find("| 2^10 - 3 | 256 | — | — | — | skipped |"), std::string::npos) << text;
+    EXPECT_NE(text.find("| 2^10 | 256 | 2.8 | 2.8 (1%) | FAIL | — |"), std::string::npos) << text;
+    EXPECT_NE(text.find("| 2^10 | 256 | 10× cpu | FAIL | — |"), std::string::npos) << text;
+    EXPECT_NE(text.find("- FAIL: naive compact, size 2^10, block 256: a[17] = 3"), std::string::npos) << text;
+    EXPECT_NE(text.find("- skipped: no CUDA device"), std::string::npos) << text;
+}
+
+TEST(TextReporter, ColumnsLineUp) {
+    const std::string text = report(Format::Text, {cpuRow(), gpuRow()});
+    std::istringstream lines(text);
+    std::vector<std::string> table;
+    bool inTable = false;
+    for (std::string line; std::getline(lines, line);) {
+        if (line.rfind("compact: median time", 0) == 0) inTable = true;
+        else if (inTable && line.empty()) break;
+        else if (inTable) table.push_back(line);
+    }
+    ASSERT_EQ(table.size(), 3u) << text;  // header, rule, one row
+    EXPECT_NE(table[0].find("size"), std::string::npos);
+    const auto width = [](const std::string &s) {
+        return std::count_if(s.begin(), s.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; });
+    };
+    EXPECT_EQ(width(table[0]), width(table[1]));
+    EXPECT_EQ(width(table[1]), width(table[2]));
+}
+
+}  // namespace

@@ -1,0 +1,314 @@
+// The sweep's command line (size lists and ranges, block sizes, ops, predicates, report
+// flags, every bad input), its memory check, and a CPU-only sweep end to end.
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include <stream_compaction/common.h>
+
+#include "cli.h"
+#include "cli_test_support.h"
+#include "sweep.h"
+
+namespace {
+
+using Harness::Op;
+using Harness::Options;
+using Harness::parseBlockSizeList;
+using Harness::parseSizeList;
+using StreamCompaction::Predicate;
+using TestSupport::parseArgs;
+
+using Sizes = std::vector<long long>;
+
+TEST(SizeList, ListsTakeEverySpelling) {
+    EXPECT_EQ(parseSizeList("1000,4096,1M,2^20"), (Sizes{1000, 4096, 1 << 20, 1 << 20}));
+    EXPECT_EQ(parseSizeList("7"), (Sizes{7}));
+}
+
+TEST(SizeList, RangesDoubleOrStepTheExponent) {
+    EXPECT_EQ(parseSizeList("2^16:2^20"), (Sizes{1 << 16, 1 << 17, 1 << 18, 1 << 19, 1 << 20}));
+    EXPECT_EQ(parseSizeList("2^16:2^28:2"), (Sizes{1 << 16, 1 << 18, 1 << 20, 1 << 22, 1 << 24, 1 << 26, 1 << 28}));
+    EXPECT_EQ(parseSizeList("2^4:2^9:2"), (Sizes{16, 64, 256}));  // stops before passing STOP
+    EXPECT_EQ(parseSizeList("1K:4K"), (Sizes{1024, 2048, 4096}));
+    EXPECT_EQ(parseSizeList("2^10:2^10"), (Sizes{1024}));
+    EXPECT_EQ(parseSizeList("2^0:2^30:100"), (Sizes{1}));
+    EXPECT_EQ(parseSizeList("2^30:2^30"), (Sizes{1 << 30}));
+}
+
+TEST(SizeList, ListsAndRangesMix) {
+    EXPECT_EQ(parseSizeList("1000,2^10:2^12,3"), (Sizes{1000, 1024, 2048, 4096, 3}));
+}
+
+TEST(SizeList, RejectsWhatIsNotAListOrRange) {
+    for (const char *bad : {"", ",", "1,,2", "0", "-1", "2^31", "2147483648", "99999999999999999999", "2^20:2^10",
+                            "1000:2^20", "2^10:3000", "2^10:2^20:0", "2^10:2^20:-1", "2^10:2^20:x", "2^10:2^20:2:1",
+                            "2^10:", ":2^10", "2^10:2^40", "1.5M", "2^10 :2^12"}) {
+        EXPECT_THROW(parseSizeList(bad), std::invalid_argument) << "'" << bad << "'";
+    }
+}
+
+TEST(SizeList, MessageNamesTheItemAndTheSyntax) {
+    try {
+        parseSizeList("2^10,2^20:2^16");
+        FAIL();
+    } catch (const std::invalid_argument &e) {
+        const std::string message = e.what();
+        EXPECT_NE(message.find("'2^20:2^16' starts above its stop"), std::string::npos) << message;
+        EXPECT_NE(message.find("START:STOP[:STEP]"), std::string::npos) << message;
+    }
+}
+
+TEST(BlockSizeList, ListsAndRanges) {
+    EXPECT_EQ(parseBlockSizeList("128,256,512,1024"), (std::vector<int>{128, 256, 512, 1024}));
+    EXPECT_EQ(parseBlockSizeList("2^7:2^10"), (std::vector<int>{128, 256, 512, 1024}));
+    EXPECT_EQ(parseBlockSizeList("96,32"), (std::vector<int>{96, 32}));
+}
+
+TEST(BlockSizeList, RejectsBadBlockSizes) {
+    for (const char *bad : {"", "0", "16", "100", "2048", "2^4:2^11", "abc", "128,", "2^11", "1M"}) {
+        EXPECT_THROW(parseBlockSizeList(bad), std::invalid_argument) << "'" << bad << "'";
+    }
+}
+
+TEST(ParseOp, NamesEveryOp) {
+    EXPECT_EQ(Harness::parseOp("scan"), Op::Scan);
+    EXPECT_EQ(Harness::parseOp("compact"), Op::Compact);
+    EXPECT_EQ(Harness::parseOp("partition"), Op::Partition);
+    EXPECT_EQ(Harness::parseOp("sort"), Op::Sort);
+    EXPECT_THROW(Harness::parseOp("Scan"), std::invalid_argument);
+    EXPECT_THROW(Harness::parseOp(""), std::invalid_argument);
+}
+
+TEST(ParsePredicate, ReadsWhatNameWrites) {
+    for (const Predicate keep : {Predicate::nonZero(), Predicate::multipleOf(3), Predicate::greaterThan(10),
+                                 Predicate::greaterThan(-5), Predicate::greaterThan(0)}) {
+        const Predicate parsed = Harness::parsePredicate(keep.name());
+        EXPECT_EQ(parsed.kind, keep.kind) << keep.name();
+        EXPECT_EQ(parsed.operand, keep.operand) << keep.name();
+    }
+}
+
+TEST(ParsePredicate, RejectsBadPredicates) {
+    for (const char *bad : {"", "zero", "nonzero:1", "mod", "mod:", "mod:0", "mod:-1", "mod:x", "gt", "gt:", "gt:x",
+                            "gt:1.5", "lt:3", "gt:-", "mod:99999999999"}) {
+        EXPECT_THROW(Harness::parsePredicate(bad), std::invalid_argument) << "'" << bad << "'";
+    }
+}
+
+TEST(SweepCommandLine, CourseFlagsAloneRunTheCourseSequence) {
+    Options options;
+    std::string errors;
+    ASSERT_EQ(parseArgs({"--size", "2^12", "--block-size", "256", "--backends", "cpu", "--reps", "2", "--warmup", "0",
+                         "--seed", "9", "--quiet"},
+                        options, errors),
+              -1)
+        << errors;
+    EXPECT_FALSE(options.sweep);
+    EXPECT_EQ(options.warmup, 0);
+}
+
+TEST(SweepCommandLine, EverySweepOrReportFlagAsksForASweep) {
+    const std::vector<std::vector<const char *>> lines = {
+        {"--sizes", "2^10"}, {"--block-sizes", "256"}, {"--ops", "scan"},    {"--keep", "gt:1"},
+        {"--npot"},          {"--no-npot"},            {"--format", "csv"}, {"--output", "x.csv"},
+    };
+    for (const auto &line : lines) {
+        Options options;
+        std::string errors;
+        ASSERT_EQ(parseArgs(line, options, errors), -1) << line.front() << ": " << errors;
+        EXPECT_TRUE(options.sweep) << line.front();
+    }
+}
+
+TEST(SweepCommandLine, ReadsEveryFlag) {
+    Options options;
+    std::string errors;
+    ASSERT_EQ(parseArgs({"--sizes", "1000,2^10:2^12", "--block-sizes", "2^7:2^8", "--ops", "sort,scan", "--keep",
+                         "mod:3", "--no-npot", "--format", "markdown", "--output", "a.csv", "--output", "b.json",
+                         "--quiet", "--backends", "cpu"},
+                        options, errors),
+              -1)
+        << errors;
+    EXPECT_TRUE(options.sweep);
+    EXPECT_EQ(options.sizes, (Sizes{1000, 1024, 2048, 4096}));
+    EXPECT_EQ(options.blockSizes, (std::vector<int>{128, 256}));
+    EXPECT_EQ(options.ops, (std::vector<Op>{Op::Sort, Op::Scan}));
+    EXPECT_EQ(options.keep.name(), "mod:3");
+    EXPECT_FALSE(options.npot);
+    EXPECT_EQ(options.format, Harness::Format::Markdown);
+    EXPECT_EQ(options.outputs, (std::vector<std::string>{"a.csv", "b.json"}));
+    EXPECT_TRUE(options.quiet);
+}
+
+TEST(SweepCommandLine, DefaultsFollowTheCourseFlags) {
+    Options options;
+    std::string errors;
+    ASSERT_EQ(parseArgs({"--format", "csv", "--size", "2^12", "--block-size", "256"}, options, errors), -1) << errors;
+    EXPECT_EQ(options.sizes, (Sizes{4096}));
+    EXPECT_EQ(options.blockSizes, (std::vector<int>{256}));
+    EXPECT_EQ(options.ops, (std::vector<Op>{Op::Scan, Op::Compact, Op::Partition, Op::Sort}));
+    EXPECT_TRUE(options.npot);
+    EXPECT_EQ(options.keep.name(), "nonzero");
+    EXPECT_EQ(options.format, Harness::Format::Csv);
+}
+
+TEST(SweepCommandLine, RecordsTheCommandLineAsTyped) {
+    Options options;
+    std::string errors;
+    ASSERT_EQ(parseArgs({"--sizes", "2^10:2^12", "--output", "my results.csv"}, options, errors), -1) << errors;
+    EXPECT_EQ(options.commandLine, "cis565_stream_compaction --sizes 2^10:2^12 --output 'my results.csv'");
+}
+
+struct BadLine {
+    std::vector<const char *> args;
+    const char *mustName;  // the flag the one-line error names
+};
+
+TEST(SweepCommandLine, BadInputGetsOneLineAndStatus2) {
+    const BadLine cases[] = {
+        {{"--sizes", "2^20:2^10"}, "--sizes"},
+        {{"--sizes", "0"}, "--sizes"},
+        {{"--sizes", "-4"}, "--sizes"},
+        {{"--sizes", "2^31"}, "--sizes"},
+        {{"--sizes", "4294967296"}, "--sizes"},
+        {{"--sizes", "1000:2^20"}, "--sizes"},
+        {{"--sizes", "2^10:2^20:0"}, "--sizes"},
+        {{"--sizes", "2^10", "--size", "2^12"}, "--size"},
+        {{"--block-sizes", "100"}, "--block-sizes"},
+        {{"--block-sizes", "2048"}, "--block-sizes"},
+        {{"--block-sizes", "2^4:2^8"}, "--block-sizes"},
+        {{"--block-sizes", "128", "--block-size", "256"}, "--block-size"},
+        {{"--ops", "scan,reduce"}, "--ops"},
+        {{"--ops", "sort", "--backends", "naive"}, "--ops"},
+        {{"--backends", "cpu,gpu", "--sizes", "2^10"}, "--backends"},
+        {{"--keep", "mod:0"}, "--keep"},
+        {{"--keep", "lt:5"}, "--keep"},
+        {{"--format", "html"}, "--format"},
+        {{"--output", "results.dat"}, "--output"},
+        {{"--output", "a.csv", "b.csv"}, "b.csv"},
+        {{"--warmup", "-1"}, "--warmup"},
+        {{"--reps", "0", "--sizes", "2^10"}, "--reps"},
+    };
+    for (const BadLine &bad : cases) {
+        Options options;
+        std::string errors;
+        EXPECT_EQ(parseArgs(bad.args, options, errors), 2) << bad.args.front() << " " << bad.args.back();
+        EXPECT_NE(errors.find(bad.mustName), std::string::npos) << errors;
+        EXPECT_EQ(std::count(errors.begin(), errors.end(), '\n'), 1) << errors;
+    }
+}
+
+TEST(SweepCommandLine, HelpGroupsTheFlags) {
+    Options options;
+    std::string errors;
+    testing::internal::CaptureStdout();
+    EXPECT_EQ(parseArgs({"--help"}, options, errors), 0);
+    const std::string help = testing::internal::GetCapturedStdout();
+    for (const char *text : {"Sweep", "Reports", "--sizes", "--block-sizes", "--ops", "--keep", "--no-npot", "--format",
+                             "--output", "--quiet", "--warmup"}) {
+        EXPECT_NE(help.find(text), std::string::npos) << text;
+    }
+}
+
+TEST(MemoryCheck, LargestCellMustFit) {
+    constexpr std::size_t GiB = 1ULL << 30;
+    EXPECT_EQ(Harness::cellDeviceBytes(1 << 30), 16 * GiB);
+    EXPECT_EQ(Harness::memoryShortfall(1 << 30, 20 * GiB), "");
+    EXPECT_EQ(Harness::memoryShortfall(1 << 30, 16 * GiB), "");
+    EXPECT_EQ(Harness::memoryShortfall(1 << 30, 8 * GiB),
+              "--sizes: 2^30 needs 16.0 GiB of GPU memory (input, output and workspace), 8.0 GiB free");
+}
+
+TEST(Traffic, BytesPerOp) {
+    EXPECT_EQ(Harness::trafficBytes(Op::Scan, 1000, 0), 8000);
+    EXPECT_EQ(Harness::trafficBytes(Op::Compact, 1000, 250), 5000);
+    EXPECT_EQ(Harness::trafficBytes(Op::Partition, 1000, 250), 8000);
+    EXPECT_EQ(Harness::trafficBytes(Op::Sort, 1000, 0), 8000);
+    EXPECT_EQ(Harness::trafficBytes(Op::Scan, 1LL << 30, 0), 8.0 * (1LL << 30));
+}
+
+// Splits a CSV line with no quoted fields (a sweep's rows have none unless a note does).
+std::vector<std::string> csvFields(const std::string &line) {
+    std::vector<std::string> fields(1);
+    for (char c : line) {
+        if (c == ',') fields.emplace_back();
+        else fields.back() += c;
+    }
+    return fields;
+}
+
+TEST(Sweep, CpuOnlyEndToEnd) {
+    const std::string csvPath = testing::TempDir() + "sweep_cpu_only.csv";
+    Options options;
+    std::string errors;
+    ASSERT_EQ(parseArgs({"--sizes", "2^8,1000", "--backends", "cpu,efficient", "--reps", "2", "--output",
+                         csvPath.c_str(), "--quiet"},
+                        options, errors),
+              -1)
+        << errors;
+    testing::internal::CaptureStdout();
+    testing::internal::CaptureStderr();
+    const int status = Harness::runSweep(options);
+    const std::string text = testing::internal::GetCapturedStdout();
+    EXPECT_EQ(testing::internal::GetCapturedStderr(), "");  // --quiet, and not a terminal anyway
+    EXPECT_EQ(status, 0) << text;
+    EXPECT_NE(text.find("scan: median time, ms (min–max)"), std::string::npos) << text;
+
+    std::ifstream csv(csvPath);
+    std::vector<std::string> header;
+    std::vector<std::vector<std::string>> rows;
+    for (std::string line; std::getline(csv, line);) {
+        if (line.rfind("#", 0) == 0) continue;
+        if (header.empty()) header = csvFields(line);
+        else rows.push_back(csvFields(line));
+    }
+    ASSERT_FALSE(header.empty());
+    const auto column = [&header](const std::string &name) {
+        return static_cast<std::size_t>(std::find(header.begin(), header.end(), name) - header.begin());
+    };
+    // cpu: 4 ops x 3 inputs (2^8, its companion 2^8 - 3, 1000); efficient: scan and compact.
+    ASSERT_EQ(rows.size(), 4u * 3u + 2u * 3u);
+    int cpuRows = 0;
+    for (const auto &row : rows) {
+        ASSERT_EQ(row.size(), header.size());
+        const bool cpu = row[column("backend")] == "cpu";
+        cpuRows += cpu;
+        const std::string verified = row[column("verified")];
+        if (cpu || StreamCompaction::Common::deviceAvailable()) {
+            EXPECT_EQ(verified, "passed") << row[column("note")];
+            EXPECT_GE(std::stod(row[column("median_ms")]), 0.0);
+            EXPECT_EQ(row[column("reps")], "2");
+        } else {
+            EXPECT_EQ(verified, "skipped");
+            EXPECT_EQ(row[column("note")], "no CUDA device");
+        }
+        EXPECT_EQ(row[column("block_size")], cpu ? "" : "128");
+        const std::string size = row[column("size")];
+        EXPECT_TRUE(size == "256" || size == "253" || size == "1000") << size;
+        EXPECT_EQ(row[column("npot")], size == "253" ? "true" : "false");
+    }
+    EXPECT_EQ(cpuRows, 12);
+    std::remove(csvPath.c_str());
+}
+
+TEST(Sweep, UnwritableOutputStopsBeforeRunning) {
+    Options options;
+    std::string errors;
+    ASSERT_EQ(parseArgs({"--sizes", "2^8", "--backends", "cpu", "--output", "/nonexistent-dir/x.csv"}, options, errors),
+              -1);
+    testing::internal::CaptureStdout();
+    testing::internal::CaptureStderr();
+    EXPECT_EQ(Harness::runSweep(options), 2);
+    EXPECT_EQ(testing::internal::GetCapturedStdout(), "");
+    errors = testing::internal::GetCapturedStderr();
+    EXPECT_NE(errors.find("--output: cannot write '/nonexistent-dir/x.csv'"), std::string::npos) << errors;
+    EXPECT_EQ(std::count(errors.begin(), errors.end(), '\n'), 1) << errors;
+}
+
+}  // namespace

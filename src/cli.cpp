@@ -320,14 +320,16 @@ std::vector<CLI::Option *> addSweepOptions(CLI::App &app, Options &options, RawT
             ->excludes("--size")
             ->check(validator("SIZES", [](const std::string &text) { parseSizeList(text); })));
     sweepFlags.push_back(
-        app.add_option("--block-sizes", raw.blockSizes, "Block sizes for the GPU back ends: 128,256,512,1024 or 2^7:2^10")
+        app.add_option("--block-sizes", raw.blockSizes,
+                       "Block sizes for the GPU back ends: 128,256,512,1024 or 2^7:2^10")
             ->group(kSweepGroup)
             ->excludes("--block-size")
             ->check(validator("BLOCKS", [](const std::string &text) { parseBlockSizeList(text); })));
-    sweepFlags.push_back(app.add_option("--ops", raw.ops, "Comma-separated operations: " + opNames() + " (default: all)")
-                             ->group(kSweepGroup)
-                             ->delimiter(',')
-                             ->check(validator("OP", [](const std::string &name) { parseOp(name); })));
+    sweepFlags.push_back(
+        app.add_option("--ops", raw.ops, "Comma-separated operations: " + opNames() + " (default: all)")
+            ->group(kSweepGroup)
+            ->delimiter(',')
+            ->check(validator("OP", [](const std::string &name) { parseOp(name); })));
     sweepFlags.push_back(
         app.add_option("--keep", raw.keep,
                        "What compact and partition keep of their inputs (the course's values 0 to 3): nonzero "
@@ -337,9 +339,10 @@ std::vector<CLI::Option *> addSweepOptions(CLI::App &app, Options &options, RawT
     sweepFlags.push_back(app.add_flag("--npot,!--no-npot", options.npot,
                                       "Also measure SIZE - 3 for every power of two SIZE in --sizes (default: on)")
                              ->group(kSweepGroup));
-    sweepFlags.push_back(app.add_option("--format", raw.format, "Format on stdout: text (default), markdown, csv or json")
-                             ->group(kReportGroup)
-                             ->check(validator("FORMAT", [](const std::string &text) { parseFormat(text); })));
+    sweepFlags.push_back(
+        app.add_option("--format", raw.format, "Format on stdout: text (default), markdown, csv or json")
+            ->group(kReportGroup)
+            ->check(validator("FORMAT", [](const std::string &text) { parseFormat(text); })));
     sweepFlags.push_back(
         app.add_option("--output", options.outputs,
                        "Also write the report to FILE, in the format its extension names (.txt, .md, .csv, "
@@ -362,7 +365,8 @@ std::vector<CLI::Option *> addSweepOptions(CLI::App &app, Options &options, RawT
 std::string finish(const RawText &raw, Options &options) {
     if (!raw.size.empty()) options.size = parseSize(raw.size);
     options.sizes = raw.sizes.empty() ? std::vector<long long>{options.size} : parseSizeList(raw.sizes);
-    options.blockSizes = raw.blockSizes.empty() ? std::vector<int>{options.blockSize} : parseBlockSizeList(raw.blockSizes);
+    options.blockSizes =
+        raw.blockSizes.empty() ? std::vector<int>{options.blockSize} : parseBlockSizeList(raw.blockSizes);
     if (!raw.keep.empty()) options.keep = parsePredicate(raw.keep);
     if (!raw.format.empty()) options.format = parseFormat(raw.format);
     for (const std::string &name : raw.ops) {
@@ -404,7 +408,8 @@ int parseCommandLine(int argc, const char *const *argv, Options &options) {
         fmt::print(stderr, "cis565_stream_compaction: {}\n", problem);
         return 2;
     }
-    options.sweep = std::any_of(sweepFlags.begin(), sweepFlags.end(), [](const CLI::Option *flag) { return flag->count() > 0; });
+    options.sweep = std::any_of(sweepFlags.begin(), sweepFlags.end(),
+                                [](const CLI::Option *flag) { return flag->count() > 0; });
     options.commandLine = typedCommandLine(argc, argv);
     return -1;
 }

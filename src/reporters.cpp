@@ -33,8 +33,10 @@ struct Field {
 template <typename T>
 Value maybe(const std::optional<T> &value) {
     if (!value) return std::monostate{};
-    if constexpr (std::is_floating_point_v<T>) return static_cast<double>(*value);
-    else return static_cast<long long>(*value);
+    if constexpr (std::is_floating_point_v<T>)
+        return static_cast<double>(*value);
+    else
+        return static_cast<long long>(*value);
 }
 
 std::string versionText(int version) { return fmt::format("{}.{}", version / 1000, version % 1000 / 10); }
@@ -73,7 +75,7 @@ std::vector<Field> contextFields(const Context &c) {
                      "host copies); CPU: std::chrono around the loop")},
         {"bytes_counted", "Bytes counted for GB/s",
          std::string("scan 8n, compact 4n + 4k (k kept), partition 8n, sort 8n (the minimum: one read and one "
-                      "write; a radix sort moves more)")},
+                     "write; a radix sort moves more)")},
     };
 }
 
@@ -338,8 +340,8 @@ public:
         text += render({fmt::format("{}: median time, ms (min–max)", op), {}, {}}, timeCell);
         text += render({fmt::format("{}: effective bandwidth, GB/s (% of measured copy bandwidth)", op), {}, {}},
                        bandwidthCell);
-        const bool ratios = std::any_of(rows_.begin(), rows_.end(),
-                                        [](const Row &r) { return r.speedupVsCpu || r.speedupVsCub; });
+        const bool ratios =
+            std::any_of(rows_.begin(), rows_.end(), [](const Row &r) { return r.speedupVsCpu || r.speedupVsCub; });
         if (ratios) text += render({fmt::format("{}: speed-up (over cpu, over cub)", op), {}, {}}, speedupCell, "cpu");
         text += notes();
         fmt::print(out_, "{}", text);
@@ -404,11 +406,11 @@ private:
         std::vector<std::string> lines;
         for (const Row &r : rows_) {
             if (r.status == Row::Status::Passed) continue;
-            std::string line = r.status == Row::Status::Skipped
-                                   ? fmt::format("skipped: {}", r.note)
-                                   : fmt::format("FAIL: {} {}, size {}{}: {}", r.backend, opName(r.op),
-                                                 sizeLabel(r.size, r.npot),
-                                                 r.blockSize ? fmt::format(", block {}", *r.blockSize) : "", r.note);
+            std::string line =
+                r.status == Row::Status::Skipped
+                    ? fmt::format("skipped: {}", r.note)
+                    : fmt::format("FAIL: {} {}, size {}{}: {}", r.backend, opName(r.op), sizeLabel(r.size, r.npot),
+                                  r.blockSize ? fmt::format(", block {}", *r.blockSize) : "", r.note);
             if (std::find(lines.begin(), lines.end(), line) == lines.end()) lines.push_back(line);
         }
         std::string text;
@@ -448,8 +450,6 @@ std::unique_ptr<Reporter> makeReporter(Format format, std::FILE *out) {
     return nullptr;
 }
 
-std::string sizeLabel(long long size, bool npot) {
-    return npot ? formatSize(size + 3) + " - 3" : formatSize(size);
-}
+std::string sizeLabel(long long size, bool npot) { return npot ? formatSize(size + 3) + " - 3" : formatSize(size); }
 
 }  // namespace Harness

@@ -47,16 +47,16 @@ struct Row {
     Op op = Op::Scan;
     std::string backend;
     long long size = 0;
-    bool npot = false;         // the SIZE - 3 companion of the power of two size + 3
+    bool npot = false;             // the SIZE - 3 companion of the power of two size + 3
     std::optional<int> blockSize;  // none for the CPU, where it does not apply
     Status status = Status::Passed;
-    std::string note;          // why it failed or was skipped
-    Timing timing;             // when not skipped
-    std::optional<long long> kept;  // compact and partition
-    std::optional<double> bandwidthGBs;   // bytes read + written / median time
-    std::optional<double> copyFraction;   // bandwidth / measured copy bandwidth
-    std::optional<double> speedupVsCpu;   // cpu median / this median
-    std::optional<double> speedupVsCub;   // cub median / this median
+    std::string note;                    // why it failed or was skipped
+    Timing timing;                       // when not skipped
+    std::optional<long long> kept;       // compact and partition
+    std::optional<double> bandwidthGBs;  // bytes read + written / median time
+    std::optional<double> copyFraction;  // bandwidth / measured copy bandwidth
+    std::optional<double> speedupVsCpu;  // cpu median / this median
+    std::optional<double> speedupVsCub;  // cub median / this median
 };
 
 /** Receives a sweep's context, then its rows op by op. */

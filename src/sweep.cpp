@@ -60,7 +60,8 @@ std::string hostCpuModel() {
     std::ifstream cpuinfo("/proc/cpuinfo");
     for (std::string line; std::getline(cpuinfo, line);) {
         const auto colon = line.find(':');
-        if (line.rfind("model name", 0) == 0 && colon != std::string::npos) return line.substr(line.find_first_not_of(" \t", colon + 1));
+        if (line.rfind("model name", 0) == 0 && colon != std::string::npos)
+            return line.substr(line.find_first_not_of(" \t", colon + 1));
     }
     return "unknown";
 }
@@ -95,7 +96,8 @@ std::vector<const Backend *> sweepBackends(const Options &options, Op op) {
         if (backend && offers(*backend, op)) chosen.push_back(backend);
     }
     const auto rank = [](const Backend *b) { return !b->onGpu ? 0 : std::string(b->name) == "cub" ? 1 : 2; };
-    std::stable_sort(chosen.begin(), chosen.end(), [&rank](const Backend *a, const Backend *b) { return rank(a) < rank(b); });
+    std::stable_sort(chosen.begin(), chosen.end(),
+                     [&rank](const Backend *a, const Backend *b) { return rank(a) < rank(b); });
     return chosen;
 }
 
@@ -137,7 +139,9 @@ private:
 class Sweep {
 public:
     Sweep(const Options &options, std::vector<Reporter *> reporters, double copyBandwidthGBs)
-        : options_(options), reporters_(std::move(reporters)), copyGBs_(copyBandwidthGBs),
+        : options_(options),
+          reporters_(std::move(reporters)),
+          copyGBs_(copyBandwidthGBs),
           progress_(cellCount(), !options.quiet && isatty(STDERR_FILENO)) {
         settings_.warmup = options.warmup;
         settings_.reps = options.reps;
@@ -168,7 +172,8 @@ private:
         for (Op op : options_.ops) {
             for (const Backend *backend : sweepBackends(options_, op)) {
                 const long long perInput = backend->onGpu ? static_cast<long long>(options_.blockSizes.size()) : 1;
-                for (long long size : options_.sizes) cells += perInput * static_cast<long long>(variants(options_, size).size());
+                for (long long size : options_.sizes)
+                    cells += perInput * static_cast<long long>(variants(options_, size).size());
             }
         }
         return cells;
@@ -179,52 +184,65 @@ private:
         StreamCompaction::Thrust::releaseTemporaryStorage();
     }
 
-    // The input and its companion: the expected result is computed once per input and
-    // every back end is checked against it.
+    // One input of an op and its expected result, computed once for every back end.
+    struct Case {
+        Op op;
+        const std::vector<int> &input;
+        bool npot;
+        const Expected &want;
+    };
+
+    // The medians that a row is compared with, when they were measured.
+    struct Baselines {
+        std::optional<double> cpuMs;
+        std::optional<double> cubMs;
+    };
+
+    // The input of `size` and its SIZE - 3 companion (the input's first elements).
     void runSize(Op op, long long size, const std::vector<const Backend *> &backends) {
         TestingHelpers::setSeed(options_.seed);
         std::vector<int> input = randomInput(op, size);
         for (bool npot : variants(options_, size)) {
             if (npot) input.resize(static_cast<std::size_t>(size - 3));
-            const std::string label = fmt::format("{} {}", opName(op), sizeLabel(static_cast<long long>(input.size()), npot));
+            const std::string label =
+                fmt::format("{} {}", opName(op), sizeLabel(static_cast<long long>(input.size()), npot));
             progress_.show(done_, "CPU reference for " + label);
             const Expected want = expected(op, input, options_.keep);
-            runInput(op, input, npot, want, backends, label);
+            runCase({op, input, npot, want}, backends, label);
         }
     }
 
-    void runInput(Op op, const std::vector<int> &input, bool npot, const Expected &want,
-                  const std::vector<const Backend *> &backends, const std::string &label) {
-        std::optional<double> cpuMs;
+    // The CPU first, once; then every GPU back end at every block size, cub first.
+    void runCase(const Case &c, const std::vector<const Backend *> &backends, const std::string &label) {
+        Baselines baselines;
         for (const Backend *backend : backends) {
             if (backend->onGpu) continue;
             progress_.show(++done_, fmt::format("{} {}", backend->name, label));
-            const Row row = measure(*backend, op, input, npot, want, std::nullopt, std::nullopt, std::nullopt);
-            if (row.status == Row::Status::Passed) cpuMs = row.timing.medianMs;
+            const Row row = measure(*backend, c, std::nullopt, {});
+            if (row.status == Row::Status::Passed) baselines.cpuMs = row.timing.medianMs;
             report(row);
         }
         for (int block : options_.blockSizes) {
             Common::setBlockSize(block);
-            std::optional<double> cubMs;
+            baselines.cubMs.reset();
             for (const Backend *backend : backends) {
                 if (!backend->onGpu) continue;
                 progress_.show(++done_, fmt::format("{} {}, block {}", backend->name, label, block));
                 const bool isCub = std::string(backend->name) == "cub";
-                const Row row = measure(*backend, op, input, npot, want, block, cpuMs, isCub ? std::nullopt : cubMs);
-                if (isCub && row.status == Row::Status::Passed) cubMs = row.timing.medianMs;
+                const Row row = measure(*backend, c, block, isCub ? Baselines{baselines.cpuMs, {}} : baselines);
+                if (isCub && row.status == Row::Status::Passed) baselines.cubMs = row.timing.medianMs;
                 report(row);
             }
         }
     }
 
     // Runs and checks one cell; a CUDA error fails the cell and the sweep goes on.
-    Row measure(const Backend &backend, Op op, const std::vector<int> &input, bool npot, const Expected &want,
-                std::optional<int> block, std::optional<double> cpuMs, std::optional<double> cubMs) const {
+    Row measure(const Backend &backend, const Case &c, std::optional<int> block, const Baselines &baselines) const {
         Row row;
-        row.op = op;
+        row.op = c.op;
         row.backend = backend.name;
-        row.size = static_cast<long long>(input.size());
-        row.npot = npot;
+        row.size = static_cast<long long>(c.input.size());
+        row.npot = c.npot;
         row.blockSize = block;
         if (backend.onGpu && !Common::deviceAvailable()) {
             row.status = Row::Status::Skipped;
@@ -232,26 +250,27 @@ private:
             return row;
         }
         try {
-            const Run result = Harness::run(backend, op, input, settings_);
-            const Verdict verdict = verify(op, result, want);
+            const Run result = Harness::run(backend, c.op, c.input, settings_);
+            const Verdict verdict = verify(c.op, result, c.want);
             row.timing = result.timing;
             row.status = verdict.passed() ? Row::Status::Passed : Row::Status::Failed;
             row.note = verdict.detail;
-            if (op == Op::Compact || op == Op::Partition) row.kept = result.kept;
+            if (c.op == Op::Compact || c.op == Op::Partition) row.kept = result.kept;
         } catch (const StreamCompaction::CudaError &e) {
             row.status = Row::Status::Failed;
             row.note = e.what();
         }
-        if (row.status == Row::Status::Passed && row.timing.medianMs > 0) addFigures(row, want.kept, cpuMs, cubMs);
+        if (row.status == Row::Status::Passed && row.timing.medianMs > 0) addFigures(row, c.want.kept, baselines);
         return row;
     }
 
-    void addFigures(Row &row, long long kept, std::optional<double> cpuMs, std::optional<double> cubMs) const {
+    // Effective bandwidth, its fraction of the copy's, and the speed-ups.
+    void addFigures(Row &row, long long kept, const Baselines &baselines) const {
         const double ms = row.timing.medianMs;
         row.bandwidthGBs = trafficBytes(row.op, row.size, kept) / (ms * 1e6);
         if (copyGBs_ > 0) row.copyFraction = *row.bandwidthGBs / copyGBs_;
-        if (cpuMs) row.speedupVsCpu = *cpuMs / ms;
-        if (cubMs) row.speedupVsCub = *cubMs / ms;
+        if (baselines.cpuMs) row.speedupVsCpu = *baselines.cpuMs / ms;
+        if (baselines.cubMs) row.speedupVsCub = *baselines.cubMs / ms;
     }
 
     void report(const Row &row) {
@@ -276,22 +295,28 @@ bool anyGpuBackend(const Options &options) {
     });
 }
 
-// Checks what would stop the sweep before it starts; returns a one-line error or "".
-std::string preflight(const Options &options) {
+// Whether the largest cell fits in free GPU memory; returns a one-line error or "".
+std::string checkMemory(const Options &options, long long largestSize) {
     if (!anyGpuBackend(options) || !Common::deviceAvailable()) return "";
-    return memoryShortfall(*std::max_element(options.sizes.begin(), options.sizes.end()), Common::freeDeviceMemory());
+    return memoryShortfall(largestSize, Common::freeDeviceMemory());
+}
+
+// Opens every --output file; returns a one-line error or "".
+std::string openOutputs(const Options &options, std::vector<File> &files) {
+    for (const std::string &path : options.outputs) {
+        files.emplace_back(std::fopen(path.c_str(), "w"));
+        if (!files.back()) return fmt::format("--output: cannot write '{}': {}", path, std::strerror(errno));
+    }
+    return "";
 }
 
 }  // namespace
 
 int runSweep(const Options &options) {
-    std::string problem = preflight(options);
+    const long long largestSize = *std::max_element(options.sizes.begin(), options.sizes.end());
     std::vector<File> files;
-    for (const std::string &path : options.outputs) {
-        if (!problem.empty()) break;
-        files.emplace_back(std::fopen(path.c_str(), "w"));
-        if (!files.back()) problem = fmt::format("--output: cannot write '{}': {}", path, std::strerror(errno));
-    }
+    std::string problem = checkMemory(options, largestSize);
+    if (problem.empty()) problem = openOutputs(options, files);
     if (!problem.empty()) {
         fmt::print(stderr, "cis565_stream_compaction: {}\n", problem);
         return 2;
@@ -299,11 +324,12 @@ int runSweep(const Options &options) {
 
     std::vector<std::unique_ptr<Reporter>> owned;
     owned.push_back(makeReporter(options.format, stdout));
-    for (std::size_t i = 0; i < files.size(); ++i) owned.push_back(makeReporter(*formatForPath(options.outputs[i]), files[i].get()));
+    for (std::size_t i = 0; i < files.size(); ++i)
+        owned.push_back(makeReporter(*formatForPath(options.outputs[i]), files[i].get()));
     std::vector<Reporter *> reporters;
     for (const auto &reporter : owned) reporters.push_back(reporter.get());
 
-    const Context context = sweepContext(options, *std::max_element(options.sizes.begin(), options.sizes.end()));
+    const Context context = sweepContext(options, largestSize);
     for (Reporter *reporter : reporters) reporter->begin(context);
     const int failures = Sweep(options, reporters, context.copyBandwidthGBs).run();
     for (Reporter *reporter : reporters) reporter->end();

@@ -33,10 +33,11 @@ struct Field {
 template <typename T>
 Value maybe(const std::optional<T> &value) {
     if (!value) return std::monostate{};
-    if constexpr (std::is_floating_point_v<T>)
+    if constexpr (std::is_floating_point_v<T>) {
         return static_cast<double>(*value);
-    else
+    } else {
         return static_cast<long long>(*value);
+    }
 }
 
 std::string versionText(int version) { return fmt::format("{}.{}", version / 1000, version % 1000 / 10); }

@@ -1,7 +1,6 @@
 #include "runner.h"
 
 #include <algorithm>
-#include <cstring>
 #include <limits>
 #include <random>
 
@@ -90,7 +89,7 @@ Run run(const Backend &backend, Op op, const std::vector<int> &input, const RunS
     } else {
         std::vector<int> out(input.size());
         auto call = [&] {
-            std::memset(out.data(), kPoisonByte, out.size() * sizeof(int));
+            std::fill(out.begin(), out.end(), kPoisonValue);
             return invoke(backend, op, n, out.data(), input.data(), settings.keep, result.kept);
         };
         for (int i = 0; i < settings.warmup; ++i) call();

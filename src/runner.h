@@ -68,7 +68,8 @@ struct Verdict {
 };
 Verdict verify(Op op, const Run &actual, const Expected &expected);
 
-/** The byte value written over outputs before each call. */
+/** The byte value written over outputs before each call, and the int it makes. */
 constexpr int kPoisonByte = 0xCD;
+constexpr int kPoisonValue = static_cast<int>(0xCDCDCDCDu);
 
 }  // namespace Harness

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <csignal>
 #include <cstring>
 #include <fstream>
 #include <memory>
@@ -107,6 +108,51 @@ std::vector<bool> variants(const Options &options, long long size) {
     return options.npot && powerOfTwo && size >= 4 ? std::vector<bool>{false, true} : std::vector<bool>{false};
 }
 
+// SIGINT and SIGTERM stop a sweep between cells: the rows already finished are in every
+// output, which is closed properly, and the exit status is 128 + the signal.
+volatile std::sig_atomic_t stopSignal = 0;
+
+void onStopSignal(int signal) { stopSignal = signal; }
+
+class StopSignals {
+public:
+    StopSignals() {
+        stopSignal = 0;
+        previousInt_ = std::signal(SIGINT, onStopSignal);
+        previousTerm_ = std::signal(SIGTERM, onStopSignal);
+    }
+    ~StopSignals() {
+        std::signal(SIGINT, previousInt_);
+        std::signal(SIGTERM, previousTerm_);
+    }
+    StopSignals(const StopSignals &) = delete;
+    StopSignals &operator=(const StopSignals &) = delete;
+
+private:
+    void (*previousInt_)(int);
+    void (*previousTerm_)(int);
+};
+
+// MemAvailable from /proc/meminfo, in bytes; "unlimited" where it cannot be read.
+std::size_t availableHostMemory() {
+    std::ifstream meminfo("/proc/meminfo");
+    for (std::string line; std::getline(meminfo, line);) {
+        if (line.rfind("MemAvailable:", 0) == 0) return std::stoull(line.substr(13)) * 1024;
+    }
+    return SIZE_MAX;
+}
+
+// Host memory the CPU side of one input of n ints may need: the input, the expected
+// result, a back end's output and the CPU back ends' own scratch, 6n ints in all.
+std::size_t inputHostBytes(long long n) { return 6 * sizeof(int) * static_cast<std::size_t>(n); }
+
+// "needs 16.0 GiB, 9.5 GiB free" when `needed` does not fit in `freeBytes`, else "".
+std::string shortfall(std::size_t needed, std::size_t freeBytes, const char *where) {
+    if (needed <= freeBytes) return "";
+    constexpr double GiB = 1ULL << 30;
+    return fmt::format("needs {:.1f} GiB of {} memory, {:.1f} GiB free", needed / GiB, where, freeBytes / GiB);
+}
+
 struct FileCloser {
     void operator()(std::FILE *file) const { std::fclose(file); }
 };
@@ -148,18 +194,19 @@ public:
         settings_.keep = options.keep;
     }
 
-    // Returns how many cells failed.
+    // Returns how many cells failed. Stops early, between cells, on SIGINT or SIGTERM.
     int run() {
         const int previousBlockSize = Common::blockSize();
         for (Op op : options_.ops) {
             const auto backends = sweepBackends(options_, op);
             if (backends.empty()) continue;
             for (long long size : options_.sizes) {
+                if (stopSignal) break;
                 runSize(op, size, backends);
-                releaseDeviceMemory();
             }
             progress_.clear();
             for (Reporter *reporter : reporters_) reporter->endOp();
+            if (stopSignal) break;
         }
         Common::setBlockSize(previousBlockSize);
         progress_.clear();
@@ -198,8 +245,14 @@ private:
         std::optional<double> cubMs;
     };
 
-    // The input of `size` and its SIZE - 3 companion (the input's first elements).
+    // The input of `size` and its SIZE - 3 companion (the input's first elements). A size
+    // whose CPU side does not fit in host memory is reported skipped, cell by cell.
     void runSize(Op op, long long size, const std::vector<const Backend *> &backends) {
+        const std::string hostShortfall = shortfall(inputHostBytes(size), availableHostMemory(), "host");
+        if (!hostShortfall.empty()) {
+            for (bool npot : variants(options_, size)) skipAll(op, npot ? size - 3 : size, npot, backends, hostShortfall);
+            return;
+        }
         TestingHelpers::setSeed(options_.seed);
         std::vector<int> input = randomInput(op, size);
         for (bool npot : variants(options_, size)) {
@@ -208,6 +261,7 @@ private:
                 fmt::format("{} {}", opName(op), sizeLabel(static_cast<long long>(input.size()), npot));
             progress_.show(done_, "CPU reference for " + label);
             const Expected want = expected(op, input, options_.keep);
+            if (stopSignal) return;
             runCase({op, input, npot, want}, backends, label);
         }
     }
@@ -216,7 +270,7 @@ private:
     void runCase(const Case &c, const std::vector<const Backend *> &backends, const std::string &label) {
         Baselines baselines;
         for (const Backend *backend : backends) {
-            if (backend->onGpu) continue;
+            if (backend->onGpu || stopSignal) continue;
             progress_.show(++done_, fmt::format("{} {}", backend->name, label));
             const Row row = measure(*backend, c, std::nullopt, {});
             if (row.status == Row::Status::Passed) baselines.cpuMs = row.timing.medianMs;
@@ -226,7 +280,7 @@ private:
             Common::setBlockSize(block);
             baselines.cubMs.reset();
             for (const Backend *backend : backends) {
-                if (!backend->onGpu) continue;
+                if (!backend->onGpu || stopSignal) continue;
                 progress_.show(++done_, fmt::format("{} {}, block {}", backend->name, label, block));
                 const bool isCub = std::string(backend->name) == "cub";
                 const Row row = measure(*backend, c, block, isCub ? Baselines{baselines.cpuMs, {}} : baselines);
@@ -249,6 +303,14 @@ private:
             row.note = "no CUDA device";
             return row;
         }
+        if (backend.onGpu) {
+            releaseDeviceMemory();  // the previous cell's workspaces
+            row.note = shortfall(cellDeviceBytes(row.size), Common::freeDeviceMemory(), "GPU");
+            if (!row.note.empty()) {
+                row.status = Row::Status::Skipped;
+                return row;
+            }
+        }
         try {
             const Run result = Harness::run(backend, c.op, c.input, settings_);
             const Verdict verdict = verify(c.op, result, c.want);
@@ -257,8 +319,10 @@ private:
             row.note = verdict.detail;
             if (c.op == Op::Compact || c.op == Op::Partition) row.kept = result.kept;
         } catch (const StreamCompaction::CudaError &e) {
+            // The sweep goes on: a sticky error costs a device reset, then the next cell runs.
             row.status = Row::Status::Failed;
             row.note = e.what();
+            if (Common::recoverFromError()) row.note += " (the CUDA context was reset)";
         }
         if (row.status == Row::Status::Passed && row.timing.medianMs > 0) addFigures(row, c.want.kept, baselines);
         return row;
@@ -271,6 +335,25 @@ private:
         if (copyGBs_ > 0) row.copyFraction = *row.bandwidthGBs / copyGBs_;
         if (baselines.cpuMs) row.speedupVsCpu = *baselines.cpuMs / ms;
         if (baselines.cubMs) row.speedupVsCub = *baselines.cubMs / ms;
+    }
+
+    // Every cell of one input reported skipped, for the same reason.
+    void skipAll(Op op, long long size, bool npot, const std::vector<const Backend *> &backends,
+                 const std::string &why) {
+        for (const Backend *backend : backends) {
+            for (std::size_t i = 0; i < (backend->onGpu ? options_.blockSizes.size() : 1); ++i) {
+                Row row;
+                row.op = op;
+                row.backend = backend->name;
+                row.size = size;
+                row.npot = npot;
+                if (backend->onGpu) row.blockSize = options_.blockSizes[i];
+                row.status = Row::Status::Skipped;
+                row.note = why;
+                ++done_;
+                report(row);
+            }
+        }
     }
 
     void report(const Row &row) {
@@ -329,10 +412,16 @@ int runSweep(const Options &options) {
     std::vector<Reporter *> reporters;
     for (const auto &reporter : owned) reporters.push_back(reporter.get());
 
+    const StopSignals stopSignals;
     const Context context = sweepContext(options, largestSize);
     for (Reporter *reporter : reporters) reporter->begin(context);
     const int failures = Sweep(options, reporters, context.copyBandwidthGBs).run();
     for (Reporter *reporter : reporters) reporter->end();
+    if (stopSignal) {
+        fmt::print(stderr, "cis565_stream_compaction: stopped by {}; the rows finished before it are in the report\n",
+                   stopSignal == SIGINT ? "SIGINT" : "SIGTERM");
+        return 128 + stopSignal;
+    }
     return failures == 0 ? 0 : 1;
 }
 

@@ -159,6 +159,11 @@ void Workspace::reserveBytes(std::size_t bytes) {
     bytes_ = bytes;
 }
 
+void Workspace::forget() noexcept {
+    data_ = nullptr;
+    bytes_ = 0;
+}
+
 void Workspace::release() noexcept {
     deviceFree(data_);
     data_ = nullptr;
@@ -169,12 +174,58 @@ void releaseWorkspaces() noexcept {
     for (Workspace *workspace : allWorkspaces()) workspace->release();
 }
 
+namespace {
+unsigned recoveryCount = 0;
+unsigned resetCount = 0;
+
+__global__ void kernWriteThroughNull(int *nowhere) { nowhere[threadIndex()] = 1; }
+}  // namespace
+
+unsigned recoveries() { return recoveryCount; }
+unsigned deviceResets() { return resetCount; }
+
+bool recoverFromError() {
+    ++recoveryCount;
+    if (!deviceAvailable()) return false;
+    cudaGetLastError();  // a launch error, if any, is not sticky
+    if (cudaDeviceSynchronize() == cudaSuccess && cudaGetLastError() == cudaSuccess) return false;
+    // Sticky: the context is gone, and so is every pointer and event made in it.
+    for (Workspace *workspace : allWorkspaces()) workspace->forget();
+    cudaDeviceReset();
+    cudaGetLastError();
+    ++resetCount;
+    return true;
+}
+
+void injectFault() {
+    Operation operation("fault injection", "write through null", 1);
+    kernWriteThroughNull<<<1, 32>>>(nullptr);
+    SC_CHECK_LAUNCH("kernWriteThroughNull");
+    SC_CUDA_CHECK(cudaDeviceSynchronize());
+}
+
 PerformanceTimer::~PerformanceTimer() {
+    forgetStaleState();
     if (eventStart_) cudaEventDestroy(eventStart_);
     if (eventEnd_) cudaEventDestroy(eventEnd_);
 }
 
+// A timer that a failed call left running is stopped once the caller has recovered, and
+// events made before a device reset are forgotten (the reset destroyed them).
+void PerformanceTimer::forgetStaleState() {
+    if (startedAfterRecovery_ != recoveries()) {
+        cpuTimerStarted_ = false;
+        gpuTimerStarted_ = false;
+    }
+    if (eventStart_ && eventsMadeAfterReset_ != deviceResets()) {
+        eventStart_ = nullptr;
+        eventEnd_ = nullptr;
+    }
+}
+
 void PerformanceTimer::startCpuTimer() {
+    forgetStaleState();
+    startedAfterRecovery_ = recoveries();
     if (cpuTimerStarted_) throw std::runtime_error("CPU timer already started");
     cpuTimerStarted_ = true;
     cpuStart_ = Clock::now();
@@ -188,10 +239,13 @@ void PerformanceTimer::endCpuTimer() {
 }
 
 void PerformanceTimer::startGpuTimer() {
+    forgetStaleState();
+    startedAfterRecovery_ = recoveries();
     if (gpuTimerStarted_) throw std::runtime_error("GPU timer already started");
     if (!eventStart_) {
         SC_CUDA_CHECK(cudaEventCreate(&eventStart_));
         SC_CUDA_CHECK(cudaEventCreate(&eventEnd_));
+        eventsMadeAfterReset_ = deviceResets();
     }
     gpuTimerStarted_ = true;
     SC_CUDA_CHECK(cudaEventRecord(eventStart_));

@@ -228,6 +228,8 @@ public:
         return static_cast<T *>(data_);
     }
     void release() noexcept;
+    /** Drops the pointer without freeing it: after a device reset freed everything. */
+    void forget() noexcept;
 
 private:
     void reserveBytes(std::size_t bytes);
@@ -237,6 +239,25 @@ private:
 
 /** Frees every back end's workspace. */
 void releaseWorkspaces() noexcept;
+
+/**
+ * After a CUDA error, makes the device usable again. When the error left the context
+ * unusable (a sticky error, such as an illegal address in a kernel), resets the device;
+ * every workspace, cached allocation and timer then forgets its old device objects
+ * instead of freeing them. A timer left running by the failed call is stopped either
+ * way. Returns whether the device was reset.
+ */
+bool recoverFromError();
+
+/** How many times recoverFromError() ran, and how many of those reset the device. */
+unsigned recoveries();
+unsigned deviceResets();
+
+/**
+ * Launches a kernel that writes through a null pointer: a sticky "illegal address"
+ * error, for testing that a caller recovers from faults. Throws CudaError.
+ */
+void injectFault();
 
 /**
  * The course's timer: CPU time with std::chrono, GPU time with CUDA events on the
@@ -264,8 +285,12 @@ public:
 private:
     using Clock = std::chrono::high_resolution_clock;
     Clock::time_point cpuStart_;
+    void forgetStaleState();
+
     cudaEvent_t eventStart_ = nullptr;
     cudaEvent_t eventEnd_ = nullptr;
+    unsigned eventsMadeAfterReset_ = 0;  // deviceResets() when the events were made
+    unsigned startedAfterRecovery_ = 0;  // recoveries() when a timer was started
     bool cpuTimerStarted_ = false;
     bool gpuTimerStarted_ = false;
     float prevElapsedTimeCpu_ = 0.0f;

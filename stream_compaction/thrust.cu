@@ -35,6 +35,7 @@ public:
     ~CachingAllocator() { release(); }
 
     char *allocate(std::ptrdiff_t bytes) {
+        forgetBlocksAfterReset();
         auto block = freeBlocks_.lower_bound(static_cast<std::size_t>(bytes));
         char *ptr;
         std::size_t size;
@@ -53,11 +54,13 @@ public:
 
     void deallocate(char *ptr, std::size_t) {
         auto block = blocksInUse_.find(ptr);
+        if (block == blocksInUse_.end()) return;  // made before a device reset
         freeBlocks_.emplace(block->second, ptr);
         blocksInUse_.erase(block);
     }
 
     void release() noexcept {
+        forgetBlocksAfterReset();
         for (auto &block : freeBlocks_) Common::deviceFree(block.second);
         freeBlocks_.clear();
     }
@@ -66,9 +69,18 @@ public:
     long long allocations() const { return allocations_; }
 
 private:
+    // A device reset (Common::recoverFromError) freed every block already.
+    void forgetBlocksAfterReset() noexcept {
+        if (blocksMadeAfterReset_ == Common::deviceResets()) return;
+        freeBlocks_.clear();
+        blocksInUse_.clear();
+        blocksMadeAfterReset_ = Common::deviceResets();
+    }
+
     std::multimap<std::size_t, char *> freeBlocks_;  // by size, for a best fit
     std::map<char *, std::size_t> blocksInUse_;
     long long allocations_ = 0;
+    unsigned blocksMadeAfterReset_ = 0;
 };
 
 CachingAllocator temporaryStorage;

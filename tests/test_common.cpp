@@ -4,9 +4,11 @@
 
 #include <gtest/gtest.h>
 
+#include <stream_compaction/backends.h>
 #include <stream_compaction/common.h>
 #include <stream_compaction/naive.h>
 
+#include "runner.h"
 #include "test_support.h"
 
 namespace {
@@ -102,6 +104,53 @@ TEST(Errors, OutOfMemorySaysHowMuchWasNeeded) {
     // Not sticky: the device still works.
     Common::DeviceBuffer<int> small(16);
     small.fillBytes(0, 16);
+}
+
+}  // namespace
+
+namespace {
+
+// A failed call can leave a timer running; recovering stops it, GPU or not.
+TEST(Faults, RecoveryStopsATimerLeftRunning) {
+    PerformanceTimer timer;
+    timer.startCpuTimer();
+    Common::recoverFromError();
+    EXPECT_NO_THROW(timer.startCpuTimer());
+    timer.endCpuTimer();
+}
+
+TEST(Faults, RecoveryWithoutAStickyErrorResetsNothing) {
+    SKIP_WITHOUT_GPU();
+    const unsigned resets = Common::deviceResets();
+    EXPECT_FALSE(Common::recoverFromError());
+    EXPECT_EQ(Common::deviceResets(), resets);
+}
+
+// An illegal address kills the CUDA context. After recoverFromError() every GPU back end
+// works again, although their workspaces, cached allocations and timers held device
+// objects of the dead context.
+TEST(Faults, EveryBackEndWorksAfterAStickyFault) {
+    SKIP_WITHOUT_GPU();
+    Harness::RunSettings settings;
+    settings.warmup = 0;
+    settings.reps = 1;
+    const std::vector<int> input = TestSupport::randomInput(4097, TestSupport::freshSeed());
+    auto runEverything = [&] {
+        for (const StreamCompaction::Backend &backend : StreamCompaction::backends()) {
+            if (!backend.onGpu) continue;
+            for (Harness::Op op : {Harness::Op::Scan, Harness::Op::Compact, Harness::Op::Partition, Harness::Op::Sort}) {
+                if (!Harness::offers(backend, op)) continue;
+                SCOPED_TRACE(testing::Message() << backend.name << " " << Harness::opName(op));
+                const auto verdict = Harness::verify(op, Harness::run(backend, op, input, settings),
+                                                     Harness::expected(op, input, settings.keep));
+                EXPECT_TRUE(verdict.passed()) << verdict.detail;
+            }
+        }
+    };
+    runEverything();  // every back end now holds workspaces and timer events
+    EXPECT_THROW(Common::injectFault(), StreamCompaction::CudaError);
+    EXPECT_TRUE(Common::recoverFromError());
+    runEverything();
 }
 
 }  // namespace

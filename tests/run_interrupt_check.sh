@@ -1,0 +1,44 @@
+#!/bin/sh
+# SIGINT and SIGTERM during a sweep: the program exits 130 or 143, and the CSV, JSON and
+# markdown it was writing hold every finished row and read back whole.
+# Usage: run_interrupt_check.sh path/to/cis565_stream_compaction
+program="$1"
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+failed=0
+
+for signal in INT TERM; do
+  # A CPU-only sweep long enough to be stopped in the middle.
+  "$program" --backends cpu --ops scan,compact,sort --sizes 2^16:2^26 --reps 3 --quiet --format csv \
+    --output "$dir/$signal.csv" --output "$dir/$signal.json" --output "$dir/$signal.md" >"$dir/$signal.out" 2>"$dir/$signal.err" &
+  pid=$!
+  # Wait for some finished rows, then stop it.
+  for _ in $(seq 1 100); do
+    [ "$(grep -c '^scan,' "$dir/$signal.csv" 2>/dev/null || echo 0)" -ge 3 ] && break
+    sleep 0.1
+  done
+  kill -s "$signal" "$pid"
+  wait "$pid"
+  status=$?
+  expected=130
+  [ "$signal" = TERM ] && expected=143
+  if [ "$status" -ne "$expected" ]; then
+    echo "FAIL: SIG$signal -> exit $status, expected $expected"; failed=1; continue
+  fi
+  python3 - "$dir/$signal" <<'PY' || failed=1
+import csv, json, sys
+base = sys.argv[1]
+rows = [r for r in csv.reader(l for l in open(base + ".csv") if not l.startswith("#"))]
+header, data = rows[0], rows[1:]
+assert data, "no finished rows in the CSV"
+assert all(len(r) == len(header) for r in data), "a CSV row is cut short"
+report = json.load(open(base + ".json"))
+assert len(report["rows"]) == len(data), (len(report["rows"]), len(data))
+assert all(r["verified"] == "passed" for r in report["rows"]), "a row that did not pass"
+markdown = open(base + ".md").read()
+assert "| 2^16 |" in markdown or "2^16" in markdown, "no finished table in the markdown"
+print(f"ok: {base.rsplit('/', 1)[1]}: {len(data)} finished rows in CSV and JSON")
+PY
+  grep -q "stopped by SIG$signal" "$dir/$signal.err" || { echo "FAIL: no message on stderr"; failed=1; }
+done
+exit $failed

@@ -1,9 +1,12 @@
 #include "backends.h"
 
 #include "cpu.h"
+#include "cub.h"
+#include "decoupled.h"
 #include "efficient.h"
 #include "naive.h"
 #include "radix.h"
+#include "shared.h"
 #include "textbook.h"
 #include "thrust.h"
 
@@ -17,6 +20,9 @@ const std::vector<Backend> &backends() {
         {"thrust", "thrust", true, Thrust::timer, Thrust::scanDevice, Thrust::compactDevice, Thrust::partitionDevice, Thrust::sortDevice},
         {"textbook", "textbook", true, Textbook::timer, nullptr, Textbook::compactDevice, Textbook::partitionDevice, nullptr},
         {"radix", "radix sort", true, Radix::timer, nullptr, nullptr, nullptr, Radix::sortDevice},
+        {"cub", "cub", true, Cub::timer, Cub::scanDevice, Cub::compactDevice, Cub::partitionDevice, Cub::sortDevice},
+        {"shared", "shared-memory", true, Shared::timer, Shared::scanDevice, Shared::compactDevice, nullptr, nullptr},
+        {"decoupled", "decoupled look-back", true, Decoupled::timer, Decoupled::scanDevice, Decoupled::compactDevice, Decoupled::partitionDevice, nullptr},
     };
     return all;
 }

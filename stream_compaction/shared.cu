@@ -1,0 +1,263 @@
+#include "shared.h"
+
+namespace StreamCompaction {
+namespace Shared {
+
+using StreamCompaction::Common::PerformanceTimer;
+
+PerformanceTimer &timer() {
+    static PerformanceTimer timer;
+    return timer;
+}
+
+namespace {
+
+// Each thread owns this many consecutive elements of its block's tile: it scans them
+// serially in registers, so the shared-memory tree has one leaf per thread rather than
+// one per element (fewer levels, fewer barriers; CUDPP's scan did the same).
+// SC_SHARED_ITEMS_PER_THREAD is a tuning knob for measurements (results/h200/perf-notes.md:
+// 16 measured fastest of 4, 8, 16 and 32).
+#ifndef SC_SHARED_ITEMS_PER_THREAD
+#define SC_SHARED_ITEMS_PER_THREAD 16
+#endif
+constexpr int kItemsPerThread = SC_SHARED_ITEMS_PER_THREAD;
+
+Common::Workspace tileSums;  // every recursion level's tile sums, then the total
+
+// GPU Gems 3, section 39.2.3: one padding word after every 32, so that the tree's
+// strided accesses and the threads' runs of kItemsPerThread fall in distinct banks.
+__host__ __device__ constexpr int padded(int index) { return index + (index >> 5); }
+
+// What a tile scans: the elements themselves, or compaction's 0/1 keep flags.
+enum class Input { Values, KeepFlags };
+
+template <Input In>
+__device__ inline unsigned scanned(int value, Predicate keep) {
+    if constexpr (In == Input::Values) return static_cast<unsigned>(value);
+    else return keep(value) ? 1u : 0u;
+}
+
+__device__ inline unsigned warpSum(unsigned value) {
+    for (int offset = 16; offset > 0; offset >>= 1) value += __shfl_xor_sync(0xffffffffu, value, offset);
+    return value;
+}
+
+// Up-sweep of the work-efficient scan (GPU Gems 3, 39.2.2) over a power-of-two tree in
+// shared memory: at each level a node adds its left child's sum into its right child.
+__device__ void upSweep(unsigned *tree, int size) {
+    int offset = 1;
+    for (int nodes = size >> 1; nodes > 0; nodes >>= 1, offset <<= 1) {
+        __syncthreads();
+        for (int t = threadIdx.x; t < nodes; t += blockDim.x) {
+            const int left = offset * (2 * t + 1) - 1;
+            tree[padded(left + offset)] += tree[padded(left)];
+        }
+    }
+    __syncthreads();
+}
+
+// Down-sweep, with the root already zeroed: each node hands its prefix to its left child
+// and prefix + left child's sum to its right child. Leaves end as exclusive prefixes.
+__device__ void downSweep(unsigned *tree, int size) {
+    for (int nodes = 1, offset = size >> 1; nodes < size; nodes <<= 1, offset >>= 1) {
+        __syncthreads();
+        for (int t = threadIdx.x; t < nodes; t += blockDim.x) {
+            const int left = offset * (2 * t + 1) - 1;
+            const int right = left + offset;
+            const unsigned leftSum = tree[padded(left)];
+            tree[padded(left)] = tree[padded(right)];
+            tree[padded(right)] += leftSum;
+        }
+    }
+    __syncthreads();
+}
+
+// Pass 1 of reduce-then-scan: the sum of each tile (of values or keep flags). Coalesced
+// loads, a per-thread sum, then a block reduction with warp shuffles. Reading the input
+// once here and once in kernTileScan moves 12 bytes per element in all, against 16 for
+// scan-then-add (GPU Gems 3, 39.2.4), which writes and re-reads the scanned array.
+template <Input In>
+__global__ void kernTileSums(int n, int *sums, const int *in, Predicate keep) {
+    __shared__ unsigned warpTotals[32];
+    const long long tileBase = static_cast<long long>(blockIdx.x) * blockDim.x * kItemsPerThread;
+    unsigned sum = 0;
+#pragma unroll
+    for (int r = 0; r < kItemsPerThread; ++r) {
+        const long long i = tileBase + r * blockDim.x + threadIdx.x;
+        if (i < n) sum += scanned<In>(in[i], keep);
+    }
+    sum = warpSum(sum);
+    if ((threadIdx.x & 31) == 0) warpTotals[threadIdx.x >> 5] = sum;
+    __syncthreads();
+    if (threadIdx.x < 32) {
+        sum = threadIdx.x < blockDim.x / 32 ? warpTotals[threadIdx.x] : 0u;
+        sum = warpSum(sum);
+        if (threadIdx.x == 0) sums[blockIdx.x] = static_cast<int>(sum);
+    }
+}
+
+// Pass 2: the GPU Gems 3 scan of one tile in shared memory. The tile is loaded with
+// coalesced reads into a padded buffer; each thread scans its kItemsPerThread
+// consecutive elements serially, the thread sums go through the up-sweep/down-sweep
+// tree, and each thread's elements get their exclusive prefixes plus the tile's offset
+// (its entry in the scanned tile sums). Values: the prefixes are stored through the
+// shared buffer, coalesced. KeepFlags: each kept element is staged at its rank and the
+// tile's kept elements are stored coalesced at offset + rank (map, scan and scatter in
+// one kernel). A lone tile (no offsets) writes the grand total to *total.
+template <Input In>
+__global__ void kernTileScan(int n, int *out, const int *in, const int *tileOffsets, int *total, int treeSize,
+                             Predicate keep) {
+    extern __shared__ unsigned shared[];
+    __shared__ unsigned tileTotal;
+    const int tileItems = blockDim.x * kItemsPerThread;
+    unsigned *stage = shared;                    // the tile's elements, padded
+    unsigned *tree = shared + padded(tileItems);  // one leaf per thread, padded
+    const long long tileBase = static_cast<long long>(blockIdx.x) * tileItems;
+
+    for (int i = threadIdx.x; i < tileItems; i += blockDim.x) {
+        const long long g = tileBase + i;
+        stage[padded(i)] = g < n ? static_cast<unsigned>(in[g]) : 0u;
+    }
+    __syncthreads();
+
+    const int first = threadIdx.x * kItemsPerThread;
+    int items[kItemsPerThread];
+    unsigned values[kItemsPerThread];
+    unsigned threadSum = 0;
+#pragma unroll
+    for (int k = 0; k < kItemsPerThread; ++k) {
+        items[k] = static_cast<int>(stage[padded(first + k)]);
+        values[k] = tileBase + first + k < n ? scanned<In>(items[k], keep) : 0u;
+        threadSum += values[k];
+    }
+    tree[padded(threadIdx.x)] = threadSum;
+    for (int leaf = blockDim.x + threadIdx.x; leaf < treeSize; leaf += blockDim.x) tree[padded(leaf)] = 0;
+
+    upSweep(tree, treeSize);
+    if (threadIdx.x == 0) {
+        tileTotal = tree[padded(treeSize - 1)];
+        if (total) *total = static_cast<int>(tileTotal);
+        tree[padded(treeSize - 1)] = 0;
+    }
+    downSweep(tree, treeSize);
+
+    const unsigned offset = tileOffsets ? static_cast<unsigned>(tileOffsets[blockIdx.x]) : 0u;
+    unsigned running = tree[padded(threadIdx.x)];
+    if constexpr (In == Input::Values) {
+#pragma unroll
+        for (int k = 0; k < kItemsPerThread; ++k) {
+            stage[padded(first + k)] = offset + running;
+            running += values[k];
+        }
+        __syncthreads();
+        for (int i = threadIdx.x; i < tileItems; i += blockDim.x) {
+            const long long g = tileBase + i;
+            if (g < n) out[g] = static_cast<int>(stage[padded(i)]);
+        }
+    } else {
+#pragma unroll
+        for (int k = 0; k < kItemsPerThread; ++k) {
+            if (values[k]) stage[padded(running)] = static_cast<unsigned>(items[k]);
+            running += values[k];
+        }
+        __syncthreads();
+        for (unsigned i = threadIdx.x; i < tileTotal; i += blockDim.x) {
+            out[offset + i] = static_cast<int>(stage[padded(static_cast<int>(i))]);
+        }
+    }
+}
+
+struct Shape {
+    int threads;
+    int tileItems;
+    int treeSize;        // threads rounded up to a power of two
+    size_t sharedBytes;  // kernTileScan's dynamic shared memory
+};
+
+Shape currentShape() {
+    Shape shape;
+    shape.threads = Common::blockSize();
+    shape.tileItems = shape.threads * kItemsPerThread;
+    shape.treeSize = 1 << ilog2ceil(shape.threads);
+    shape.sharedBytes = sizeof(unsigned) * static_cast<size_t>(padded(shape.tileItems) + padded(shape.treeSize));
+    return shape;
+}
+
+int tilesFor(int count, const Shape &shape) { return static_cast<int>(Common::blocksFor(count, shape.tileItems)); }
+
+// Scratch words that scanValues() needs below a scan of `count` values: each level's
+// tile sums.
+size_t levelWords(int count, const Shape &shape) {
+    if (count <= shape.tileItems) return 0;
+    const int tiles = tilesFor(count, shape);
+    return static_cast<size_t>(tiles) + levelWords(tiles, shape);
+}
+
+// Exclusive scan of `count` values (in may be out), any count: one tile is scanned in
+// place; more are reduced, their sums scanned recursively, and each tile scanned with
+// its offset. `scratch` holds levelWords(count) ints; *total gets the sum of all.
+void scanValues(int count, int *out, const int *in, int *scratch, int *total, const Shape &shape) {
+    if (count <= shape.tileItems) {
+        kernTileScan<Input::Values><<<1, shape.threads, shape.sharedBytes>>>(count, out, in, nullptr, total,
+                                                                            shape.treeSize, Predicate::nonZero());
+        SC_CHECK_LAUNCH("kernTileScan<values>");
+        return;
+    }
+    const int tiles = tilesFor(count, shape);
+    kernTileSums<Input::Values><<<tiles, shape.threads>>>(count, scratch, in, Predicate::nonZero());
+    SC_CHECK_LAUNCH("kernTileSums<values>");
+    scanValues(tiles, scratch, scratch, scratch + tiles, total, shape);
+    kernTileScan<Input::Values><<<tiles, shape.threads, shape.sharedBytes>>>(count, out, in, scratch, nullptr,
+                                                                            shape.treeSize, Predicate::nonZero());
+    SC_CHECK_LAUNCH("kernTileScan<values>");
+}
+
+}  // namespace
+
+void scanDevice(int n, int *dOut, const int *dIn) {
+    Common::Operation operation("shared", "scan", n);
+    const Shape shape = currentShape();
+    int *scratch = tileSums.reserve<int>(levelWords(n, shape) + 1);
+    int *total = scratch + levelWords(n, shape);
+    timer().startGpuTimer();
+    if (n > 0) scanValues(n, dOut, dIn, scratch, total, shape);
+    timer().endGpuTimer();
+}
+
+int compactDevice(int n, int *dOut, const int *dIn, Predicate keep) {
+    Common::Operation operation("shared", "compact", n);
+    const Shape shape = currentShape();
+    const int tiles = tilesFor(n, shape);
+    const size_t words = static_cast<size_t>(tiles) + levelWords(tiles, shape) + 1;
+    int *tileCounts = tileSums.reserve<int>(words);  // kept per tile, then their scan
+    int *scratch = tileCounts + tiles;
+    int *keptTotal = tileCounts + words - 1;
+    timer().startGpuTimer();
+    if (n > 0) {
+        kernTileSums<Input::KeepFlags><<<tiles, shape.threads>>>(n, tileCounts, dIn, keep);
+        SC_CHECK_LAUNCH("kernTileSums<flags>");
+        scanValues(tiles, tileCounts, tileCounts, scratch, keptTotal, shape);
+        kernTileScan<Input::KeepFlags><<<tiles, shape.threads, shape.sharedBytes>>>(n, dOut, dIn, tileCounts, nullptr,
+                                                                                   shape.treeSize, keep);
+        SC_CHECK_LAUNCH("kernTileScan<flags>");
+    }
+    timer().endGpuTimer();
+    if (n == 0) return 0;
+    int kept = 0;
+    SC_CUDA_CHECK(cudaMemcpy(&kept, keptTotal, sizeof(int), cudaMemcpyDeviceToHost));
+    return kept;
+}
+
+void scan(int n, int *odata, const int *idata) {
+    Common::Operation operation("shared", "scan", n);
+    Common::onDeviceCopies(n, odata, idata, [n](int *dOut, const int *dIn) { scanDevice(n, dOut, dIn); });
+}
+
+int compact(int n, int *odata, const int *idata) {
+    Common::Operation operation("shared", "compact", n);
+    return Common::onDeviceCopies(n, odata, idata,
+                                  [n](int *dOut, const int *dIn) { return compactDevice(n, dOut, dIn); });
+}
+
+}  // namespace Shared
+}  // namespace StreamCompaction

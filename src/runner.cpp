@@ -61,9 +61,8 @@ Timing summarize(std::vector<double> times) {
     return timing;
 }
 
-}  // namespace
 
-Run run(const Backend &backend, Op op, const std::vector<int> &input, const RunSettings &settings) {
+Run measure(const Backend &backend, Op op, const std::vector<int> &input, const RunSettings &settings) {
     const int n = static_cast<int>(input.size());
     auto elapsedMs = [&backend] {
         return backend.onGpu ? backend.timer().getGpuElapsedTimeForPreviousOperation()
@@ -102,6 +101,19 @@ Run run(const Backend &backend, Op op, const std::vector<int> &input, const RunS
     }
     result.timing = summarize(std::move(times));
     return result;
+}
+
+}  // namespace
+
+Run run(const Backend &backend, Op op, const std::vector<int> &input, const RunSettings &settings) {
+    try {
+        return measure(backend, op, input, settings);
+    } catch (...) {
+        // The buffers are freed by now; leave the device and the timers usable for the
+        // next call (a sticky error costs a device reset), then report the error.
+        StreamCompaction::Common::recoverFromError();
+        throw;
+    }
 }
 
 std::vector<int> randomInput(Op op, long long size) {

@@ -40,7 +40,8 @@ struct Run {
 /**
  * Runs `op` on a GPU back end with the input on the device, or on the CPU back end with
  * host arrays. The output is poisoned before every call, so elements a call fails to
- * write show up in the comparison. Throws CudaError when CUDA fails.
+ * write show up in the comparison. Throws CudaError when CUDA fails, after
+ * Common::recoverFromError() has made the device usable again.
  */
 Run run(const StreamCompaction::Backend &backend, Op op, const std::vector<int> &input,
         const RunSettings &settings);

@@ -311,6 +311,7 @@ private:
                 return row;
             }
         }
+        const unsigned resetsBefore = Common::deviceResets();
         try {
             const Run result = Harness::run(backend, c.op, c.input, settings_);
             const Verdict verdict = verify(c.op, result, c.want);
@@ -322,7 +323,7 @@ private:
             // The sweep goes on: a sticky error costs a device reset, then the next cell runs.
             row.status = Row::Status::Failed;
             row.note = e.what();
-            if (Common::recoverFromError()) row.note += " (the CUDA context was reset)";
+            if (Common::deviceResets() != resetsBefore) row.note += " (the CUDA context was reset)";
         }
         if (row.status == Row::Status::Passed && row.timing.medianMs > 0) addFigures(row, c.want.kept, baselines);
         return row;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace StreamCompaction {
@@ -194,6 +195,13 @@ bool recoverFromError() {
     cudaDeviceReset();
     cudaGetLastError();
     ++resetCount;
+    // A new context can be refused for a moment while the driver cleans up after the
+    // fault ("busy or unavailable"): wait for it, up to about two seconds.
+    for (int attempt = 0; attempt < 40 && cudaFree(nullptr) != cudaSuccess; ++attempt) {
+        cudaGetLastError();
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    cudaGetLastError();
     return true;
 }
 

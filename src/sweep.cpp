@@ -303,6 +303,11 @@ private:
             row.note = "no CUDA device";
             return row;
         }
+        if (backend.onGpu && !Common::deviceLost().empty()) {
+            row.status = Row::Status::Skipped;
+            row.note = Common::deviceLost();
+            return row;
+        }
         if (backend.onGpu) {
             releaseDeviceMemory();  // the previous cell's workspaces
             row.note = shortfall(cellDeviceBytes(row.size), Common::freeDeviceMemory(), "GPU");

@@ -29,6 +29,10 @@ Operation::Operation(const char *backend, const char *op, long long n)
         throw CudaError(std::string(backend) + " " + op + ", n = " + std::to_string(n) + ": no CUDA device",
                         cudaErrorNoDevice);
     }
+    if (!deviceLost().empty()) {
+        throw CudaError(std::string(backend) + " " + op + ", n = " + std::to_string(n) + ": " + deviceLost(),
+                        cudaErrorDevicesUnavailable);
+    }
     currentOperation = this;
 }
 
@@ -178,16 +182,18 @@ void releaseWorkspaces() noexcept {
 namespace {
 unsigned recoveryCount = 0;
 unsigned resetCount = 0;
+std::string lostDeviceReason;  // set when a reset could not bring the device back
 
 __global__ void kernWriteThroughNull(int *nowhere) { nowhere[threadIndex()] = 1; }
 }  // namespace
 
 unsigned recoveries() { return recoveryCount; }
+const std::string &deviceLost() { return lostDeviceReason; }
 unsigned deviceResets() { return resetCount; }
 
 bool recoverFromError() {
     ++recoveryCount;
-    if (!deviceAvailable()) return false;
+    if (!deviceAvailable() || !lostDeviceReason.empty()) return false;
     cudaGetLastError();  // a launch error, if any, is not sticky
     if (cudaDeviceSynchronize() == cudaSuccess && cudaGetLastError() == cudaSuccess) return false;
     // Sticky: the context is gone, and so is every pointer and event made in it.
@@ -196,12 +202,20 @@ bool recoverFromError() {
     cudaGetLastError();
     ++resetCount;
     // A new context can be refused for a moment while the driver cleans up after the
-    // fault ("busy or unavailable"): wait for it, up to about two seconds.
-    for (int attempt = 0; attempt < 40 && cudaFree(nullptr) != cudaSuccess; ++attempt) {
+    // fault ("busy or unavailable"): wait for it, up to about two seconds. On the H200
+    // of results/h200 it never came back within the process; then every later GPU
+    // operation fails at once, saying so, instead of each waiting again.
+    cudaError_t contextError = cudaErrorUnknown;
+    for (int attempt = 0; attempt < 40; ++attempt) {
+        contextError = cudaFree(nullptr);
+        if (contextError == cudaSuccess) break;
         cudaGetLastError();
         std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
-    cudaGetLastError();
+    if (contextError != cudaSuccess) {
+        lostDeviceReason = std::string("the GPU cannot be used again after a fault in this process (") +
+                           cudaGetErrorString(contextError) + "); restart the program";
+    }
     return true;
 }
 

@@ -249,6 +249,13 @@ void releaseWorkspaces() noexcept;
  */
 bool recoverFromError();
 
+/**
+ * Why the GPU cannot be used any more in this process ("" while it can): a reset after
+ * a sticky error that could not make a new context. Every GPU operation then throws
+ * CudaError with this reason at once.
+ */
+const std::string &deviceLost();
+
 /** How many times recoverFromError() ran, and how many of those reset the device. */
 unsigned recoveries();
 unsigned deviceResets();

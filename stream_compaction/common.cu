@@ -122,6 +122,9 @@ void setBlockSize(int threads) {
 
 void *deviceAllocate(std::size_t bytes) {
     if (bytes == 0) return nullptr;
+    if (!deviceLost().empty()) {
+        throw CudaError(Operation::describeCurrent() + ": " + deviceLost(), cudaErrorDevicesUnavailable);
+    }
     void *ptr = nullptr;
     cudaError_t err = cudaMalloc(&ptr, bytes);
     if (err == cudaErrorMemoryAllocation) {

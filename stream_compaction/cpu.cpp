@@ -1,7 +1,10 @@
 #include "cpu.h"
 
 #include <array>
+#include <type_traits>
 #include <vector>
+
+#include "large.h"
 
 namespace StreamCompaction {
 namespace CPU {
@@ -13,33 +16,80 @@ PerformanceTimer &timer() {
     return timer;
 }
 
+// Each operation is written once, templated on the count type: int for the course's
+// API, std::size_t for the 64-bit one (large.h).
 namespace {
-// The untimed loop, shared by scan() and compactWithScan() so that the timer brackets
-// exactly one operation.
-void exclusiveScan(int n, int *odata, const int *idata) {
-    unsigned int runningSum = 0;  // unsigned: wraps like the GPU's int adds, without UB
-    for (int i = 0; i < n; ++i) {
-        unsigned int value = static_cast<unsigned int>(idata[i]);
-        odata[i] = static_cast<int>(runningSum);
+// The untimed loop, shared by the scans and compactWithScan() so that the timer brackets
+// exactly one operation. Sums are accumulated unsigned so that they wrap without UB:
+// modulo 2^32 into int outputs (like the GPU's int adds), exactly into long long ones.
+template <typename Count, typename Sum>
+void exclusiveScan(Count n, Sum *odata, const int *idata) {
+    std::make_unsigned_t<Sum> runningSum = 0;
+    for (Count i = 0; i < n; ++i) {
+        const auto value = static_cast<std::make_unsigned_t<Sum>>(idata[i]);  // sign-extends
+        odata[i] = static_cast<Sum>(runningSum);  // after the read: odata may be idata
         runningSum += value;
     }
 }
-}  // namespace
 
-void scan(int n, int *odata, const int *idata) {
+template <typename Count, typename Sum>
+void timedScan(Count n, Sum *odata, const int *idata) {
     timer().startCpuTimer();
     exclusiveScan(n, odata, idata);
     timer().endCpuTimer();
 }
 
-int compactWithoutScan(int n, int *odata, const int *idata, Predicate keep) {
+template <typename Count>
+Count timedCompact(Count n, int *odata, const int *idata, Predicate keep) {
     timer().startCpuTimer();
-    int count = 0;
-    for (int i = 0; i < n; ++i) {
+    Count count = 0;
+    for (Count i = 0; i < n; ++i) {
         if (keep(idata[i])) odata[count++] = idata[i];
     }
     timer().endCpuTimer();
     return count;
+}
+
+template <typename Count>
+Count timedPartition(Count n, int *odata, const int *idata, Predicate keep) {
+    timer().startCpuTimer();
+    Count kept = 0;
+    for (Count i = 0; i < n; ++i) {
+        if (keep(idata[i])) odata[kept++] = idata[i];
+    }
+    Count next = kept;
+    for (Count i = 0; i < n; ++i) {
+        if (!keep(idata[i])) odata[next++] = idata[i];
+    }
+    timer().endCpuTimer();
+    return kept;
+}
+
+template <typename Count>
+void timedSort(Count n, int *odata, const int *idata) {
+    std::vector<int> scratch(n);  // allocated outside the timed region
+    timer().startCpuTimer();
+    // Four stable counting-sort passes, lowest byte first; the sign bit is flipped so that
+    // negative values order first. Passes alternate scratch, output, scratch, output.
+    const int *from = idata;
+    for (int pass = 0; pass < 4; ++pass) {
+        int *to = pass % 2 == 0 ? scratch.data() : odata;
+        const int shift = 8 * pass;
+        auto digit = [shift](int v) { return ((static_cast<unsigned int>(v) ^ 0x80000000u) >> shift) & 0xFFu; };
+        std::array<Count, 257> starts{};
+        for (Count i = 0; i < n; ++i) ++starts[digit(from[i]) + 1];
+        for (int d = 0; d < 256; ++d) starts[d + 1] += starts[d];
+        for (Count i = 0; i < n; ++i) to[starts[digit(from[i])]++] = from[i];
+        from = to;
+    }
+    timer().endCpuTimer();
+}
+}  // namespace
+
+void scan(int n, int *odata, const int *idata) { timedScan(n, odata, idata); }
+
+int compactWithoutScan(int n, int *odata, const int *idata, Predicate keep) {
+    return timedCompact(n, odata, idata, keep);
 }
 
 int compactWithScan(int n, int *odata, const int *idata, Predicate keep) {
@@ -55,38 +105,25 @@ int compactWithScan(int n, int *odata, const int *idata, Predicate keep) {
     return count;
 }
 
-int partition(int n, int *odata, const int *idata, Predicate keep) {
-    timer().startCpuTimer();
-    int kept = 0;
-    for (int i = 0; i < n; ++i) {
-        if (keep(idata[i])) odata[kept++] = idata[i];
-    }
-    int next = kept;
-    for (int i = 0; i < n; ++i) {
-        if (!keep(idata[i])) odata[next++] = idata[i];
-    }
-    timer().endCpuTimer();
-    return kept;
+int partition(int n, int *odata, const int *idata, Predicate keep) { return timedPartition(n, odata, idata, keep); }
+
+void sort(int n, int *odata, const int *idata) { timedSort(n, odata, idata); }
+
+namespace Large {
+
+void scan(std::size_t n, long long *odata, const int *idata) { timedScan(n, odata, idata); }
+
+std::size_t compact(std::size_t n, int *odata, const int *idata, Predicate keep) {
+    return timedCompact(n, odata, idata, keep);
 }
 
-void sort(int n, int *odata, const int *idata) {
-    std::vector<int> scratch(n);  // allocated outside the timed region
-    timer().startCpuTimer();
-    // Four stable counting-sort passes, lowest byte first; the sign bit is flipped so that
-    // negative values order first. Passes alternate scratch, output, scratch, output.
-    const int *from = idata;
-    for (int pass = 0; pass < 4; ++pass) {
-        int *to = pass % 2 == 0 ? scratch.data() : odata;
-        const int shift = 8 * pass;
-        auto digit = [shift](int v) { return ((static_cast<unsigned int>(v) ^ 0x80000000u) >> shift) & 0xFFu; };
-        std::array<int, 257> starts{};
-        for (int i = 0; i < n; ++i) ++starts[digit(from[i]) + 1];
-        for (int d = 0; d < 256; ++d) starts[d + 1] += starts[d];
-        for (int i = 0; i < n; ++i) to[starts[digit(from[i])]++] = from[i];
-        from = to;
-    }
-    timer().endCpuTimer();
+std::size_t partition(std::size_t n, int *odata, const int *idata, Predicate keep) {
+    return timedPartition(n, odata, idata, keep);
 }
+
+void sort(std::size_t n, int *odata, const int *idata) { timedSort(n, odata, idata); }
+
+}  // namespace Large
 
 }  // namespace CPU
 }  // namespace StreamCompaction

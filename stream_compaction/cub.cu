@@ -6,8 +6,10 @@
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>
 #include <cub/device/device_select.cuh>
+#include <cuda/std/functional>
 
 #include "decoupled.h"
+#include "large.h"
 
 namespace StreamCompaction {
 namespace Cub {
@@ -34,8 +36,8 @@ void *reserveStorage(CubCall call, std::size_t &bytes) {
     return temporaryStorage.reserve<unsigned char>(bytes);
 }
 
-template <typename CubCall>
-void timedCubCall(int n, CubCall call) {
+template <typename Count, typename CubCall>
+void timedCubCall(Count n, CubCall call) {
     std::size_t bytes = 0;
     void *storage = n > 0 ? reserveStorage(call, bytes) : nullptr;
     timer().startGpuTimer();
@@ -43,33 +45,36 @@ void timedCubCall(int n, CubCall call) {
     timer().endGpuTimer();
 }
 
-int downloadCount(const int *dCount) {
-    int count = 0;
-    SC_CUDA_CHECK(cudaMemcpy(&count, dCount, sizeof(int), cudaMemcpyDeviceToHost));
+template <typename Count>
+Count downloadCount(const Count *dCount) {
+    Count count = 0;
+    SC_CUDA_CHECK(cudaMemcpy(&count, dCount, sizeof(Count), cudaMemcpyDeviceToHost));
     return count;
 }
 
-}  // namespace
-
-void scanDevice(int n, int *dOut, const int *dIn) {
-    Common::Operation operation("cub", "scan", n);
+// The device calls, each written once and templated on the count type: int for the
+// course's API, long long for the 64-bit one (large.h; signed, the type of CUB's own
+// 64-bit select offsets and of the kept count that the partition fix-up reads). A scan
+// accumulates in the type of its initial value, Sum, so long long outputs get exact sums.
+template <typename Count, typename Sum>
+void scanOnDevice(Count n, Sum *dOut, const int *dIn) {
     timedCubCall(n, [&](void *storage, std::size_t &bytes) {
-        return cub::DeviceScan::ExclusiveSum(storage, bytes, dIn, dOut, n);
+        return cub::DeviceScan::ExclusiveScan(storage, bytes, dIn, dOut, ::cuda::std::plus<>{}, Sum{0}, n);
     });
 }
 
-int compactDevice(int n, int *dOut, const int *dIn, Predicate keep) {
-    Common::Operation operation("cub", "compact", n);
-    int *count = keptCount.reserve<int>(1);
+template <typename Count>
+Count compactOnDevice(Count n, int *dOut, const int *dIn, Predicate keep) {
+    Count *count = keptCount.reserve<Count>(1);
     timedCubCall(n, [&](void *storage, std::size_t &bytes) {
         return cub::DeviceSelect::If(storage, bytes, dIn, dOut, count, n, keep);
     });
     return n > 0 ? downloadCount(count) : 0;
 }
 
-int partitionDevice(int n, int *dOut, const int *dIn, Predicate keep) {
-    Common::Operation operation("cub", "partition", n);
-    int *count = keptCount.reserve<int>(1);
+template <typename Count>
+Count partitionOnDevice(Count n, int *dOut, const int *dIn, Predicate keep) {
+    Count *count = keptCount.reserve<Count>(1);
     auto call = [&](void *storage, std::size_t &bytes) {
         return cub::DevicePartition::If(storage, bytes, dIn, dOut, count, n, keep);
     };
@@ -84,12 +89,62 @@ int partitionDevice(int n, int *dOut, const int *dIn, Predicate keep) {
     return n > 0 ? downloadCount(count) : 0;
 }
 
-void sortDevice(int n, int *dOut, const int *dIn) {
-    Common::Operation operation("cub", "sort", n);
+template <typename Count>
+void sortOnDevice(Count n, int *dOut, const int *dIn) {
     timedCubCall(n, [&](void *storage, std::size_t &bytes) {
         return cub::DeviceRadixSort::SortKeys(storage, bytes, dIn, dOut, n);
     });
 }
+
+}  // namespace
+
+void scanDevice(int n, int *dOut, const int *dIn) {
+    Common::Operation operation("cub", "scan", n);
+    scanOnDevice(n, dOut, dIn);
+}
+
+int compactDevice(int n, int *dOut, const int *dIn, Predicate keep) {
+    Common::Operation operation("cub", "compact", n);
+    return compactOnDevice(n, dOut, dIn, keep);
+}
+
+int partitionDevice(int n, int *dOut, const int *dIn, Predicate keep) {
+    Common::Operation operation("cub", "partition", n);
+    return partitionOnDevice(n, dOut, dIn, keep);
+}
+
+void sortDevice(int n, int *dOut, const int *dIn) {
+    Common::Operation operation("cub", "sort", n);
+    sortOnDevice(n, dOut, dIn);
+}
+
+namespace Large {
+
+void scan(std::size_t n, long long *dOut, const int *dIn) {
+    const auto items = static_cast<long long>(n);
+    Common::Operation operation("cub", "scan (64-bit)", items);
+    scanOnDevice(items, dOut, dIn);
+}
+
+std::size_t compact(std::size_t n, int *dOut, const int *dIn, Predicate keep) {
+    const auto items = static_cast<long long>(n);
+    Common::Operation operation("cub", "compact (64-bit)", items);
+    return static_cast<std::size_t>(compactOnDevice(items, dOut, dIn, keep));
+}
+
+std::size_t partition(std::size_t n, int *dOut, const int *dIn, Predicate keep) {
+    const auto items = static_cast<long long>(n);
+    Common::Operation operation("cub", "partition (64-bit)", items);
+    return static_cast<std::size_t>(partitionOnDevice(items, dOut, dIn, keep));
+}
+
+void sort(std::size_t n, int *dOut, const int *dIn) {
+    const auto items = static_cast<long long>(n);
+    Common::Operation operation("cub", "sort (64-bit)", items);
+    sortOnDevice(items, dOut, dIn);
+}
+
+}  // namespace Large
 
 void scan(int n, int *odata, const int *idata) {
     Common::Operation operation("cub", "scan", n);

@@ -16,7 +16,7 @@ void scan(int n, int *odata, const int *idata);
 /** Keeps the non-zero elements of host arrays, in order; returns how many. */
 int compact(int n, int *odata, const int *idata);
 
-/** Exclusive scan of device arrays with cub::DeviceScan::ExclusiveSum. */
+/** Exclusive scan of device arrays with cub::DeviceScan::ExclusiveScan (plus, initial value 0). */
 void scanDevice(int n, int *dOut, const int *dIn);
 
 /** Compaction of device arrays with cub::DeviceSelect::If; returns how many were kept. */

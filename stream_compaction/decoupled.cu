@@ -263,8 +263,10 @@ __global__ void __launch_bounds__(kThreads)
 
 // The partition fix-up: reverses data[k, n) in place, k read on the device. A
 // grid-stride loop over the (n - k) / 2 swaps with a grid sized to fill the GPU once, so
-// no blocks are launched only to find that their elements were kept.
-__global__ void kernReverseRejected(int n, int *data, const int *keptCount) {
+// no blocks are launched only to find that their elements were kept. Count is int, or
+// long long for the 64-bit API (large.h).
+template <typename Count>
+__global__ void kernReverseRejected(Count n, int *data, const Count *keptCount) {
     const long long kept = *keptCount;
     const long long swaps = (n - kept) / 2;
     const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
@@ -313,7 +315,7 @@ int downloadCount(const int *dCount) {
     return count;
 }
 
-int reversalBlocks(int n) {
+int reversalBlocks(long long n) {
     static const int multiprocessors = [] {
         int device = 0, count = 0;
         SC_CUDA_CHECK(cudaGetDevice(&device));
@@ -325,13 +327,18 @@ int reversalBlocks(int n) {
     return static_cast<int>(needed < full ? needed : full);
 }
 
-}  // namespace
-
-void reverseRejected(int n, int *dData, const int *dKeptCount) {
+template <typename Count>
+void launchReversal(Count n, int *dData, const Count *dKeptCount) {
     if (n <= 1) return;
     kernReverseRejected<<<reversalBlocks(n), kThreads>>>(n, dData, dKeptCount);
     SC_CHECK_LAUNCH("kernReverseRejected");
 }
+
+}  // namespace
+
+void reverseRejected(int n, int *dData, const int *dKeptCount) { launchReversal(n, dData, dKeptCount); }
+
+void reverseRejected(long long n, int *dData, const long long *dKeptCount) { launchReversal(n, dData, dKeptCount); }
 
 void scanDevice(int n, int *dOut, const int *dIn) {
     Common::Operation operation("decoupled", "scan", n);

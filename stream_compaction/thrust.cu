@@ -10,6 +10,8 @@
 #include <thrust/sort.h>
 #include <thrust/system/system_error.h>
 
+#include "large.h"
+
 namespace StreamCompaction {
 namespace Thrust {
 
@@ -104,32 +106,34 @@ auto timedThrustCall(Call call) {
     }
 }
 
-}  // namespace
-
-void scanDevice(int n, int *dOut, const int *dIn) {
-    Common::Operation operation("thrust", "scan", n);
-    timedThrustCall([&] { return thrust::exclusive_scan(thrust::cuda::par(temporaryStorage), dIn, dIn + n, dOut); });
+// The device calls, each written once and templated on the count type: int for the
+// course's API, std::size_t for the 64-bit one (large.h). A scan accumulates in the type
+// of its initial value, Sum, so long long outputs get exact sums.
+template <typename Count, typename Sum>
+void scanOnDevice(Count n, Sum *dOut, const int *dIn) {
+    timedThrustCall(
+        [&] { return thrust::exclusive_scan(thrust::cuda::par(temporaryStorage), dIn, dIn + n, dOut, Sum{0}); });
 }
 
-int compactDevice(int n, int *dOut, const int *dIn, Predicate keep) {
-    Common::Operation operation("thrust", "compact", n);
+template <typename Count>
+Count compactOnDevice(Count n, int *dOut, const int *dIn, Predicate keep) {
     int *end = timedThrustCall(
         [&] { return thrust::copy_if(thrust::cuda::par(temporaryStorage), dIn, dIn + n, dOut, keep); });
-    return static_cast<int>(end - dOut);
+    return static_cast<Count>(end - dOut);
 }
 
-int partitionDevice(int n, int *dOut, const int *dIn, Predicate keep) {
-    Common::Operation operation("thrust", "partition", n);
+template <typename Count>
+Count partitionOnDevice(Count n, int *dOut, const int *dIn, Predicate keep) {
     if (n == 0) return 0;
     int *firstRejected = timedThrustCall([&] {
         SC_CUDA_CHECK(cudaMemcpyAsync(dOut, dIn, n * sizeof(int), cudaMemcpyDeviceToDevice));
         return thrust::stable_partition(thrust::cuda::par(temporaryStorage), dOut, dOut + n, keep);
     });
-    return static_cast<int>(firstRejected - dOut);
+    return static_cast<Count>(firstRejected - dOut);
 }
 
-void sortDevice(int n, int *dOut, const int *dIn) {
-    Common::Operation operation("thrust", "sort", n);
+template <typename Count>
+void sortOnDevice(Count n, int *dOut, const int *dIn) {
     if (n == 0) return;
     timedThrustCall([&] {
         SC_CUDA_CHECK(cudaMemcpyAsync(dOut, dIn, n * sizeof(int), cudaMemcpyDeviceToDevice));
@@ -137,6 +141,52 @@ void sortDevice(int n, int *dOut, const int *dIn) {
         return dOut;
     });
 }
+
+}  // namespace
+
+void scanDevice(int n, int *dOut, const int *dIn) {
+    Common::Operation operation("thrust", "scan", n);
+    scanOnDevice(n, dOut, dIn);
+}
+
+int compactDevice(int n, int *dOut, const int *dIn, Predicate keep) {
+    Common::Operation operation("thrust", "compact", n);
+    return compactOnDevice(n, dOut, dIn, keep);
+}
+
+int partitionDevice(int n, int *dOut, const int *dIn, Predicate keep) {
+    Common::Operation operation("thrust", "partition", n);
+    return partitionOnDevice(n, dOut, dIn, keep);
+}
+
+void sortDevice(int n, int *dOut, const int *dIn) {
+    Common::Operation operation("thrust", "sort", n);
+    sortOnDevice(n, dOut, dIn);
+}
+
+namespace Large {
+
+void scan(std::size_t n, long long *dOut, const int *dIn) {
+    Common::Operation operation("thrust", "scan (64-bit)", static_cast<long long>(n));
+    scanOnDevice(n, dOut, dIn);
+}
+
+std::size_t compact(std::size_t n, int *dOut, const int *dIn, Predicate keep) {
+    Common::Operation operation("thrust", "compact (64-bit)", static_cast<long long>(n));
+    return compactOnDevice(n, dOut, dIn, keep);
+}
+
+std::size_t partition(std::size_t n, int *dOut, const int *dIn, Predicate keep) {
+    Common::Operation operation("thrust", "partition (64-bit)", static_cast<long long>(n));
+    return partitionOnDevice(n, dOut, dIn, keep);
+}
+
+void sort(std::size_t n, int *dOut, const int *dIn) {
+    Common::Operation operation("thrust", "sort (64-bit)", static_cast<long long>(n));
+    sortOnDevice(n, dOut, dIn);
+}
+
+}  // namespace Large
 
 void releaseTemporaryStorage() noexcept { temporaryStorage.release(); }
 

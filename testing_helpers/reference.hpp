@@ -17,6 +17,16 @@ inline std::vector<int> referenceScan(const std::vector<int> &input) {
     return std::vector<int>(sums.begin(), sums.end());
 }
 
+/** Exclusive prefix sum into int64: exact for up to 2^32 int32 values (the 64-bit API's scan). */
+inline std::vector<long long> referenceScanInt64(const std::vector<int> &input) {
+    std::vector<long long> sums(input.size());
+    std::exclusive_scan(input.begin(), input.end(), sums.begin(), 0LL);  // accumulates in long long
+    return sums;
+}
+
+// The compaction, partition and sort references below hold any size, so they serve the
+// 64-bit API (large.h) as they are.
+
 /** The elements that `keep` accepts, in order. */
 inline std::vector<int> referenceCompact(const std::vector<int> &input, StreamCompaction::Predicate keep) {
     std::vector<int> kept;

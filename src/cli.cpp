@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <limits>
 #include <optional>
 #include <stdexcept>
 
@@ -19,22 +18,20 @@ namespace Harness {
 
 namespace {
 
-constexpr long long kMaxSize = std::numeric_limits<int>::max();
-
 [[noreturn]] void notASize(const std::string &text, const std::string &why) {
-    throw std::invalid_argument(fmt::format("'{}' {}; sizes are whole numbers from 1 to 2^31 - 1, "
-                                            "written 1048576, 2^20 or 1M (K, M, G = 2^10, 2^20, 2^30)",
+    throw std::invalid_argument(fmt::format("'{}' {}; sizes are whole numbers from 1 to 2^33 (2^31 - 1 for the "
+                                            "test sequence), written 1048576, 2^20 or 1M (K, M, G = 2^10, 2^20, 2^30)",
                                             text, why));
 }
 
-// Digits only, no sign or spaces; fails on overflow past kMaxSize.
+// Digits only, no sign or spaces; fails on overflow past kMaxSweepSize.
 long long parseDigits(const std::string &digits, const std::string &text) {
     if (digits.empty()) notASize(text, "is not a size");
     long long value = 0;
     for (char c : digits) {
         if (!std::isdigit(static_cast<unsigned char>(c))) notASize(text, "is not a size");
         value = value * 10 + (c - '0');
-        if (value > kMaxSize) notASize(text, "is too large");
+        if (value > kMaxSweepSize) notASize(text, "is too large");
     }
     return value;
 }
@@ -48,6 +45,16 @@ std::string joined(const std::vector<std::string> &names) {
 std::string joinedBackendNames() {
     std::vector<std::string> names;
     for (const auto &backend : StreamCompaction::backends()) names.push_back(backend.name);
+    return joined(names);
+}
+
+// The back ends with 64-bit entry points: those a sweep runs past 2^31 - 1.
+std::string joined64BitBackendNames() {
+    std::vector<std::string> names;
+    for (const auto &backend : StreamCompaction::backends()) {
+        const auto offersAny = [&backend](Op op) { return offers64(backend, op); };
+        if (std::any_of(std::begin(kAllOps), std::end(kAllOps), offersAny)) names.push_back(backend.name);
+    }
     return joined(names);
 }
 
@@ -171,7 +178,7 @@ long long parseSize(const std::string &text) {
     if (caret != std::string::npos) {
         if (parseDigits(text.substr(0, caret), text) != 2) notASize(text, "is not a power of two");
         const long long exponent = parseDigits(text.substr(caret + 1), text);
-        if (exponent > 30) notASize(text, "is too large");
+        if (exponent > exponentOf(kMaxSweepSize)) notASize(text, "is too large");
         value = 1LL << exponent;
     } else {
         int shift = 0;
@@ -186,7 +193,7 @@ long long parseSize(const std::string &text) {
             if (shift) digits.pop_back();
         }
         value = parseDigits(digits, text);
-        if (value > (kMaxSize >> shift)) notASize(text, "is too large");
+        if (value > (kMaxSweepSize >> shift)) notASize(text, "is too large");
         value <<= shift;
     }
     if (value == 0) notASize(text, "is zero");
@@ -260,8 +267,8 @@ struct RawText {
 };
 
 void addRunOptions(CLI::App &app, Options &options, RawText &raw) {
-    app.add_option("--size", raw.size, "Array size SIZE for the test sequence (NPOT = SIZE - 3): 1048576, 2^20 or 1M; "
-                                       "with a sweep, its one size unless --sizes")
+    app.add_option("--size", raw.size, "Array size SIZE for the test sequence (NPOT = SIZE - 3): 1048576, 2^20 or 1M, "
+                                       "up to 2^31 - 1; with a sweep, its one size (up to 2^33) unless --sizes")
         ->group(kCourseGroup)
         ->check(validator("SIZE", [](const std::string &text) {
             if (parseSize(text) < 4) {
@@ -314,8 +321,9 @@ std::vector<CLI::Option *> addSweepOptions(CLI::App &app, Options &options, RawT
     std::vector<CLI::Option *> sweepFlags;
     sweepFlags.push_back(
         app.add_option("--sizes", raw.sizes,
-                       "Array sizes: a list (1000,4096,1M,2^20) or a power-of-two range (2^16:2^28; "
-                       "2^16:2^28:2 for every second power)")
+                       "Array sizes up to 2^33: a list (1000,4096,1M,2^20) or a power-of-two range (2^16:2^28; "
+                       "2^16:2^28:2 for every second power); past 2^31 - 1 only " +
+                           joined64BitBackendNames() + " run")
             ->group(kSweepGroup)
             ->excludes("--size")
             ->check(validator("SIZES", [](const std::string &text) { parseSizeList(text); })));
@@ -364,6 +372,11 @@ std::vector<CLI::Option *> addSweepOptions(CLI::App &app, Options &options, RawT
 // Turns the checked text into values; returns a one-line error, or "".
 std::string finish(const RawText &raw, Options &options) {
     if (!raw.size.empty()) options.size = parseSize(raw.size);
+    if (!options.sweep && pastIntSizes(options.size)) {
+        return fmt::format("--size: '{}' is past the test sequence's limit of 2^31 - 1 (the course API's int n); "
+                           "a sweep (--sizes) takes sizes up to 2^33",
+                           raw.size);
+    }
     options.sizes = raw.sizes.empty() ? std::vector<long long>{options.size} : parseSizeList(raw.sizes);
     options.blockSizes =
         raw.blockSizes.empty() ? std::vector<int>{options.blockSize} : parseBlockSizeList(raw.blockSizes);
@@ -403,13 +416,13 @@ int parseCommandLine(int argc, const char *const *argv, Options &options) {
         fmt::print(stderr, "cis565_stream_compaction: {}\n", e.what());
         return 2;
     }
+    options.sweep = std::any_of(sweepFlags.begin(), sweepFlags.end(),
+                                [](const CLI::Option *flag) { return flag->count() > 0; });
     const std::string problem = finish(raw, options);
     if (!problem.empty()) {
         fmt::print(stderr, "cis565_stream_compaction: {}\n", problem);
         return 2;
     }
-    options.sweep = std::any_of(sweepFlags.begin(), sweepFlags.end(),
-                                [](const CLI::Option *flag) { return flag->count() > 0; });
     options.commandLine = typedCommandLine(argc, argv);
     return -1;
 }

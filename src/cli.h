@@ -34,9 +34,15 @@ struct Options {
 };
 
 /**
+ * The largest size a sweep takes. The course's test sequence stops at 2^31 - 1, its
+ * API's `int n`; a sweep runs larger sizes on the back ends with 64-bit entry points.
+ */
+constexpr long long kMaxSweepSize = 1LL << 33;
+
+/**
  * A size as written on the command line: "1048576", "2^20" or "1M" (K, M and G are
  * 2^10, 2^20 and 2^30). Throws std::invalid_argument saying what is accepted when the
- * text is not a size, is zero, or is larger than 2^31 - 1.
+ * text is not a size, is zero, or is larger than kMaxSweepSize.
  */
 long long parseSize(const std::string &text);
 
@@ -62,7 +68,8 @@ std::string formatSize(long long n);
 /**
  * Fills `options` from argv. Returns -1 to go on, or the exit status to stop with:
  * 0 after --help or --version, 2 after a bad flag or value (reported on stderr as one
- * line naming the flag and what it accepts).
+ * line naming the flag and what it accepts), a --size past 2^31 - 1 included when no
+ * sweep is asked for.
  */
 int parseCommandLine(int argc, const char *const *argv, Options &options);
 

@@ -75,8 +75,8 @@ std::vector<Field> contextFields(const Context &c) {
          std::string("the median of the timed calls; GPU: CUDA events around the device work (no allocation, no "
                      "host copies); CPU: std::chrono around the loop")},
         {"bytes_counted", "Bytes counted for GB/s",
-         std::string("scan 8n, compact 4n + 4k (k kept), partition 8n, sort 8n (the minimum: one read and one "
-                     "write; a radix sort moves more)")},
+         std::string("scan 8n (12n past 2^31 - 1, int64 sums), compact 4n + 4k (k kept), partition 8n, sort 8n "
+                     "(the minimum: one read and one write; a radix sort moves more)")},
     };
 }
 

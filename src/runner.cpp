@@ -1,8 +1,10 @@
 #include "runner.h"
 
 #include <algorithm>
+#include <cstring>
 #include <limits>
 #include <random>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
@@ -35,16 +37,40 @@ bool offers(const Backend &backend, Op op) {
     return false;
 }
 
+bool offers64(const Backend &backend, Op op) {
+    switch (op) {
+        case Op::Scan: return backend.scan64 != nullptr;
+        case Op::Compact: return backend.compact64 != nullptr;
+        case Op::Partition: return backend.partition64 != nullptr;
+        case Op::Sort: return backend.sort64 != nullptr;
+    }
+    return false;
+}
+
+bool uses64BitApi(long long n, const RunSettings &settings) { return settings.use64BitApi || pastIntSizes(n); }
+
 namespace {
 
-// One call of the operation. Returns how many output elements it defines; `kept` gets
-// how many elements a compaction or partition kept.
-int invoke(const Backend &backend, Op op, int n, int *out, const int *in, Predicate keep, int &kept) {
+// One call of an operation whose outputs are ints: every one but the 64-bit scan, whose
+// sums are int64. `wide` picks the 64-bit entry points. Returns how many output elements
+// the call defines; `kept` gets how many elements a compaction or partition kept.
+long long invoke(const Backend &backend, Op op, bool wide, long long n, int *out, const int *in, Predicate keep,
+                 long long &kept) {
+    const int count = static_cast<int>(n);  // used only when !wide, that is n <= 2^31 - 1
+    const auto size = static_cast<std::size_t>(n);
     switch (op) {
-        case Op::Scan: backend.scan(n, out, in); return n;
-        case Op::Compact: return kept = backend.compact(n, out, in, keep);
-        case Op::Partition: kept = backend.partition(n, out, in, keep); return n;
-        case Op::Sort: backend.sort(n, out, in); return n;
+        case Op::Scan: backend.scan(count, out, in); return n;
+        case Op::Compact:
+            return kept = wide ? static_cast<long long>(backend.compact64(size, out, in, keep))
+                               : backend.compact(count, out, in, keep);
+        case Op::Partition:
+            kept = wide ? static_cast<long long>(backend.partition64(size, out, in, keep))
+                        : backend.partition(count, out, in, keep);
+            return n;
+        case Op::Sort:
+            if (wide) backend.sort64(size, out, in);
+            else backend.sort(count, out, in);
+            return n;
     }
     return 0;
 }
@@ -61,53 +87,90 @@ Timing summarize(std::vector<double> times) {
     return timing;
 }
 
+// An Out whose bytes are all kPoisonByte.
+template <typename Out>
+Out poisonValue() {
+    Out value;
+    std::memset(&value, kPoisonByte, sizeof value);
+    return value;
+}
 
-Run measure(const Backend &backend, Op op, const std::vector<int> &input, const RunSettings &settings) {
-    const int n = static_cast<int>(input.size());
+// Makes settings.warmup untimed and settings.reps timed calls of `call(out, in)`, which
+// returns how many output elements it defines, with the output poisoned before each:
+// on device copies of the input for a GPU back end, on host arrays for the CPU.
+// Returns the elements the last call defined; `timing` gets the timed calls' summary.
+template <typename Out, typename Call>
+std::vector<Out> timedCalls(const Backend &backend, const std::vector<int> &input, const RunSettings &settings,
+                            Call call, Timing &timing) {
     auto elapsedMs = [&backend] {
         return backend.onGpu ? backend.timer().getGpuElapsedTimeForPreviousOperation()
                              : backend.timer().getCpuElapsedTimeForPreviousOperation();
     };
-    Run result;
     std::vector<double> times;
-    int defined = 0;
+    long long defined = 0;
+    std::vector<Out> output;
     if (backend.onGpu) {
-        DeviceBuffer<int> dIn(input.size()), dOut(input.size());
+        DeviceBuffer<int> dIn(input.size());
+        DeviceBuffer<Out> dOut(input.size());
         dIn.upload(input.data(), input.size());
-        auto call = [&] {
+        auto poisonedCall = [&] {
             dOut.fillBytes(kPoisonByte, input.size());
-            return invoke(backend, op, n, dOut.get(), dIn.get(), settings.keep, result.kept);
+            return call(dOut.get(), dIn.get());
         };
-        for (int i = 0; i < settings.warmup; ++i) call();
+        for (int i = 0; i < settings.warmup; ++i) poisonedCall();
         for (int i = 0; i < settings.reps; ++i) {
-            defined = call();
+            defined = poisonedCall();
             times.push_back(elapsedMs());
         }
-        result.output.resize(static_cast<std::size_t>(defined));
-        dOut.download(result.output.data(), result.output.size());
+        output.resize(static_cast<std::size_t>(defined));
+        dOut.download(output.data(), output.size());
     } else {
-        std::vector<int> out(input.size());
-        auto call = [&] {
-            std::fill(out.begin(), out.end(), kPoisonValue);
-            return invoke(backend, op, n, out.data(), input.data(), settings.keep, result.kept);
+        output.resize(input.size());
+        auto poisonedCall = [&] {
+            std::fill(output.begin(), output.end(), poisonValue<Out>());
+            return call(output.data(), input.data());
         };
-        for (int i = 0; i < settings.warmup; ++i) call();
+        for (int i = 0; i < settings.warmup; ++i) poisonedCall();
         for (int i = 0; i < settings.reps; ++i) {
-            defined = call();
+            defined = poisonedCall();
             times.push_back(elapsedMs());
         }
-        out.resize(static_cast<std::size_t>(defined));
-        result.output = std::move(out);
+        output.resize(static_cast<std::size_t>(defined));
     }
-    result.timing = summarize(std::move(times));
+    timing = summarize(std::move(times));
+    return output;
+}
+
+// `wide`: through the 64-bit entry points.
+Run measure(const Backend &backend, Op op, bool wide, const std::vector<int> &input, const RunSettings &settings) {
+    const auto n = static_cast<long long>(input.size());
+    Run result;
+    if (op == Op::Scan && wide) {
+        result.sums64 = timedCalls<long long>(
+            backend, input, settings,
+            [&](long long *out, const int *in) {
+                backend.scan64(input.size(), out, in);
+                return n;
+            },
+            result.timing);
+    } else {
+        result.output = timedCalls<int>(
+            backend, input, settings,
+            [&](int *out, const int *in) { return invoke(backend, op, wide, n, out, in, settings.keep, result.kept); },
+            result.timing);
+    }
     return result;
 }
 
 }  // namespace
 
 Run run(const Backend &backend, Op op, const std::vector<int> &input, const RunSettings &settings) {
+    const bool wide = uses64BitApi(static_cast<long long>(input.size()), settings);
+    if (!(wide ? offers64(backend, op) : offers(backend, op))) {
+        throw std::invalid_argument(fmt::format("{} offers no {}{}", backend.name, wide ? "64-bit " : "", opName(op)));
+    }
     try {
-        return measure(backend, op, input, settings);
+        return measure(backend, op, wide, input, settings);
     } catch (...) {
         // The buffers are freed by now; leave the device and the timers usable for the
         // next call (a sticky error costs a device reset), then report the error.
@@ -122,54 +185,68 @@ std::vector<int> randomInput(Op op, long long size) {
         std::uniform_int_distribution<int> keys(std::numeric_limits<int>::min(), std::numeric_limits<int>::max());
         for (int &value : values) value = keys(TestingHelpers::generator());
     } else if (size > 0) {
-        genArray(static_cast<int>(size - 1), values.data(), op == Op::Scan ? 50 : 4);
+        // genArray's draws, without its `int n`: size - 1 values, then the 0 already there.
+        std::uniform_int_distribution<int> draws(0, op == Op::Scan ? 49 : 3);
+        std::generate(values.begin(), values.end() - 1, [&draws] { return draws(TestingHelpers::generator()); });
     }
     return values;
 }
 
-Expected expected(Op op, const std::vector<int> &input, Predicate keep) {
+Expected expected(Op op, const std::vector<int> &input, Predicate keep, bool int64Sums) {
     Expected result;
     switch (op) {
         case Op::Scan:
-            result.output = TestingHelpers::referenceScan(input);
-            result.kept = static_cast<int>(input.size());
+            if (int64Sums) result.sums64 = TestingHelpers::referenceScanInt64(input);
+            else result.output = TestingHelpers::referenceScan(input);
+            result.kept = static_cast<long long>(input.size());
             break;
         case Op::Compact:
             result.output = TestingHelpers::referenceCompact(input, keep);
-            result.kept = static_cast<int>(result.output.size());
+            result.kept = static_cast<long long>(result.output.size());
             break;
         case Op::Partition:
             result.output = TestingHelpers::referencePartition(input, keep);
-            result.kept = static_cast<int>(std::count_if(input.begin(), input.end(), keep));
+            result.kept = static_cast<long long>(std::count_if(input.begin(), input.end(), keep));
             break;
         case Op::Sort:
             result.output = TestingHelpers::referenceSort(input);
-            result.kept = static_cast<int>(input.size());
+            result.kept = static_cast<long long>(input.size());
             break;
     }
     return result;
 }
 
-Verdict verify(Op op, const Run &actual, const Expected &expected) {
+namespace {
+
+// A FailCount or FailValue verdict at the first difference of two outputs, or "passed".
+template <typename T>
+Verdict compare(const std::vector<T> &actual, const std::vector<T> &expected) {
     Verdict verdict;
+    if (actual.size() != expected.size()) {
+        verdict.kind = Verdict::Kind::FailCount;
+        verdict.detail = fmt::format("expected {} elements, got {}", expected.size(), actual.size());
+        return verdict;
+    }
+    long long i = TestingHelpers::firstMismatch<T>(static_cast<long long>(actual.size()), actual.data(), expected.data());
+    if (i >= 0) {
+        verdict.kind = Verdict::Kind::FailValue;
+        verdict.detail = fmt::format("a[{}] = {}, expected {}", i, actual[i], expected[i]);
+    }
+    return verdict;
+}
+
+}  // namespace
+
+Verdict verify(Op op, const Run &actual, const Expected &expected) {
     const bool counted = op == Op::Compact || op == Op::Partition;
     if (counted && actual.kept != expected.kept) {
+        Verdict verdict;
         verdict.kind = Verdict::Kind::FailCount;
         verdict.detail = fmt::format("expected {} elements, got {}", expected.kept, actual.kept);
         return verdict;
     }
-    if (actual.output.size() != expected.output.size()) {
-        verdict.kind = Verdict::Kind::FailCount;
-        verdict.detail = fmt::format("expected {} elements, got {}", expected.output.size(), actual.output.size());
-        return verdict;
-    }
-    long long i = TestingHelpers::firstMismatch<int>(static_cast<long long>(actual.output.size()),
-                                                     actual.output.data(), expected.output.data());
-    if (i >= 0) {
-        verdict.kind = Verdict::Kind::FailValue;
-        verdict.detail = fmt::format("a[{}] = {}, expected {}", i, actual.output[i], expected.output[i]);
-    }
-    return verdict;
+    const Verdict ints = compare(actual.output, expected.output);
+    return ints.passed() ? compare(actual.sums64, expected.sums64) : ints;
 }
 
 }  // namespace Harness

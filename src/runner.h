@@ -2,6 +2,7 @@
 // Runs one operation of one back end on one input, times it and checks it. The runner
 // calls the library; it never launches a kernel itself.
 
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,12 @@ const char *opName(Op op);
 /** Whether the back end offers the operation. */
 bool offers(const StreamCompaction::Backend &backend, Op op);
 
+/** Whether the back end offers the operation for std::size_t counts (Backend::scan64, ...). */
+bool offers64(const StreamCompaction::Backend &backend, Op op);
+
+/** Whether n is past the course's `int n` (2^31 - 1), so that only the 64-bit entry points take it. */
+constexpr bool pastIntSizes(long long n) { return n > std::numeric_limits<int>::max(); }
+
 struct Timing {
     double medianMs = 0;
     double minMs = 0;
@@ -29,19 +36,33 @@ struct RunSettings {
     int warmup = 1;  // untimed calls first, so start-up and allocation stay out of the figures
     int reps = 5;    // timed calls; the median is reported
     StreamCompaction::Predicate keep = StreamCompaction::Predicate::nonZero();
+    bool use64BitApi = false;  // a test hook: the 64-bit entry points at any n, not only past 2^31 - 1
 };
 
-struct Run {
+/** Whether a run of n elements calls the 64-bit entry points: past 2^31 - 1, or when settings ask. */
+bool uses64BitApi(long long n, const RunSettings &settings);
+
+/**
+ * What an operation wrote, or should have: every output element it defines in `output`,
+ * except for a scan through the 64-bit entry points, whose int64 sums are in `sums64`.
+ */
+struct Result {
+    std::vector<int> output;
+    std::vector<long long> sums64;
+    long long kept = 0;  // compact and partition: how many were kept
+};
+
+struct Run : Result {
     Timing timing;
-    std::vector<int> output;  // every output element the operation defines
-    int kept = 0;             // compact and partition: how many were kept
 };
 
 /**
  * Runs `op` on a GPU back end with the input on the device, or on the CPU back end with
- * host arrays. The output is poisoned before every call, so elements a call fails to
- * write show up in the comparison. Throws CudaError when CUDA fails, after
- * Common::recoverFromError() has made the device usable again.
+ * host arrays, through the 64-bit entry points when uses64BitApi(). The output is
+ * poisoned before every call, so elements a call fails to write show up in the
+ * comparison. Throws std::invalid_argument when the back end does not offer that entry
+ * point, and CudaError when CUDA fails, after Common::recoverFromError() has made the
+ * device usable again.
  */
 Run run(const StreamCompaction::Backend &backend, Op op, const std::vector<int> &input,
         const RunSettings &settings);
@@ -54,12 +75,12 @@ Run run(const StreamCompaction::Backend &backend, Op op, const std::vector<int> 
  */
 std::vector<int> randomInput(Op op, long long size);
 
-/** The expected result of `op`, from independent CPU references. */
-struct Expected {
-    std::vector<int> output;
-    int kept = 0;
-};
-Expected expected(Op op, const std::vector<int> &input, StreamCompaction::Predicate keep);
+/**
+ * The expected result of `op`, from independent CPU references; a scan's sums in
+ * `sums64` when `int64Sums` (for a run through the 64-bit entry points), else in `output`.
+ */
+using Expected = Result;
+Expected expected(Op op, const std::vector<int> &input, StreamCompaction::Predicate keep, bool int64Sums = false);
 
 /** The outcome of comparing a run with what was expected. */
 struct Verdict {
@@ -69,8 +90,7 @@ struct Verdict {
 };
 Verdict verify(Op op, const Run &actual, const Expected &expected);
 
-/** The byte value written over outputs before each call, and the int it makes. */
+/** The byte written over every output byte before each call. */
 constexpr int kPoisonByte = 0xCD;
-constexpr int kPoisonValue = static_cast<int>(0xCDCDCDCDu);
 
 }  // namespace Harness

@@ -35,7 +35,10 @@ namespace Harness {
 using StreamCompaction::Backend;
 namespace Common = StreamCompaction::Common;
 
-std::size_t cellDeviceBytes(long long n) { return 4 * sizeof(int) * static_cast<std::size_t>(n); }
+std::size_t cellDeviceBytes(long long n) {
+    const std::size_t int64Sums = pastIntSizes(n) ? sizeof(long long) - sizeof(int) : 0;
+    return (4 * sizeof(int) + int64Sums) * static_cast<std::size_t>(n);
+}
 
 std::string memoryShortfall(long long largestSize, std::size_t freeBytes) {
     const std::size_t needed = cellDeviceBytes(largestSize);
@@ -46,8 +49,16 @@ std::string memoryShortfall(long long largestSize, std::size_t freeBytes) {
 }
 
 double trafficBytes(Op op, long long n, long long kept) {
+    if (op == Op::Scan && pastIntSizes(n)) return double(n) * (sizeof(int) + sizeof(long long));
     const double ints = op == Op::Compact ? double(n) + double(kept) : 2.0 * double(n);
     return ints * sizeof(int);
+}
+
+std::string cellSkipReason(const Backend &backend, Op op, long long n) {
+    if (pastIntSizes(n) && !offers64(backend, op)) return "n > 2^31 - 1";
+    if (!backend.onGpu) return "";
+    if (!Common::deviceAvailable()) return "no CUDA device";
+    return Common::deviceLost();
 }
 
 namespace {
@@ -143,8 +154,12 @@ std::size_t availableHostMemory() {
 }
 
 // Host memory the CPU side of one input of n ints may need: the input, the expected
-// result, a back end's output and the CPU back ends' own scratch, 6n ints in all.
-std::size_t inputHostBytes(long long n) { return 6 * sizeof(int) * static_cast<std::size_t>(n); }
+// result, a back end's output and the CPU back ends' own scratch, 6n ints in all; past
+// 2^31 - 1 the expected and the actual scan sums are int64, 8n bytes more.
+std::size_t inputHostBytes(long long n) {
+    const std::size_t int64Sums = pastIntSizes(n) ? 2 * (sizeof(long long) - sizeof(int)) : 0;
+    return (6 * sizeof(int) + int64Sums) * static_cast<std::size_t>(n);
+}
 
 // "needs 16.0 GiB, 9.5 GiB free" when `needed` does not fit in `freeBytes`, else "".
 std::string shortfall(std::size_t needed, std::size_t freeBytes, const char *where) {
@@ -246,10 +261,11 @@ private:
     };
 
     // The input of `size` and its SIZE - 3 companion (the input's first elements). A size
-    // whose CPU side does not fit in host memory is reported skipped, cell by cell.
+    // that no chosen back end can run, or whose CPU side does not fit in host memory, is
+    // reported skipped, cell by cell, and nothing is allocated for it.
     void runSize(Op op, long long size, const std::vector<const Backend *> &backends) {
         const std::string hostShortfall = shortfall(inputHostBytes(size), availableHostMemory(), "host");
-        if (!hostShortfall.empty()) {
+        if (!anyCellRuns(op, size, backends) || !hostShortfall.empty()) {
             for (bool npot : variants(options_, size)) skipAll(op, npot ? size - 3 : size, npot, backends, hostShortfall);
             return;
         }
@@ -257,13 +273,23 @@ private:
         std::vector<int> input = randomInput(op, size);
         for (bool npot : variants(options_, size)) {
             if (npot) input.resize(static_cast<std::size_t>(size - 3));
-            const std::string label =
-                fmt::format("{} {}", opName(op), sizeLabel(static_cast<long long>(input.size()), npot));
+            const auto n = static_cast<long long>(input.size());
+            const std::string label = fmt::format("{} {}", opName(op), sizeLabel(n, npot));
             progress_.show(done_, "CPU reference for " + label);
-            const Expected want = expected(op, input, options_.keep);
+            const Expected want = expected(op, input, options_.keep, uses64BitApi(n, settings_));
             if (stopSignal) return;
             runCase({op, input, npot, want}, backends, label);
         }
+    }
+
+    // Whether a back end can run an input of `size` or its companion.
+    bool anyCellRuns(Op op, long long size, const std::vector<const Backend *> &backends) const {
+        for (bool npot : variants(options_, size)) {
+            for (const Backend *backend : backends) {
+                if (cellSkipReason(*backend, op, npot ? size - 3 : size).empty()) return true;
+            }
+        }
+        return false;
     }
 
     // The CPU first, once; then every GPU back end at every block size, cub first.
@@ -298,14 +324,9 @@ private:
         row.size = static_cast<long long>(c.input.size());
         row.npot = c.npot;
         row.blockSize = block;
-        if (backend.onGpu && !Common::deviceAvailable()) {
+        row.note = cellSkipReason(backend, c.op, row.size);
+        if (!row.note.empty()) {
             row.status = Row::Status::Skipped;
-            row.note = "no CUDA device";
-            return row;
-        }
-        if (backend.onGpu && !Common::deviceLost().empty()) {
-            row.status = Row::Status::Skipped;
-            row.note = Common::deviceLost();
             return row;
         }
         if (backend.onGpu) {
@@ -343,7 +364,8 @@ private:
         if (baselines.cubMs) row.speedupVsCub = *baselines.cubMs / ms;
     }
 
-    // Every cell of one input reported skipped, for the same reason.
+    // Every cell of one input reported skipped: for the back end's own reason
+    // (cellSkipReason) when it has one, else for `why`.
     void skipAll(Op op, long long size, bool npot, const std::vector<const Backend *> &backends,
                  const std::string &why) {
         for (const Backend *backend : backends) {
@@ -355,7 +377,8 @@ private:
                 row.npot = npot;
                 if (backend->onGpu) row.blockSize = options_.blockSizes[i];
                 row.status = Row::Status::Skipped;
-                row.note = why;
+                row.note = cellSkipReason(*backend, op, size);
+                if (row.note.empty()) row.note = why;
                 ++done_;
                 report(row);
             }
@@ -377,17 +400,28 @@ private:
     int failures_ = 0;
 };
 
-bool anyGpuBackend(const Options &options) {
-    return std::any_of(options.backends.begin(), options.backends.end(), [](const std::string &name) {
-        const Backend *backend = StreamCompaction::findBackend(name);
-        return backend && backend->onGpu;
-    });
+// The size of the largest cell a chosen GPU back end can run (cellSkipReason), or 0
+// when there is none.
+long long largestGpuCell(const Options &options) {
+    long long largest = 0;
+    for (Op op : options.ops) {
+        for (const Backend *backend : sweepBackends(options, op)) {
+            for (long long size : options.sizes) {
+                for (bool npot : variants(options, size)) {
+                    const long long n = npot ? size - 3 : size;
+                    if (backend->onGpu && cellSkipReason(*backend, op, n).empty()) largest = std::max(largest, n);
+                }
+            }
+        }
+    }
+    return largest;
 }
 
-// Whether the largest cell fits in free GPU memory; returns a one-line error or "".
-std::string checkMemory(const Options &options, long long largestSize) {
-    if (!anyGpuBackend(options) || !Common::deviceAvailable()) return "";
-    return memoryShortfall(largestSize, Common::freeDeviceMemory());
+// Whether the largest GPU cell fits in free GPU memory; returns a one-line error or "".
+std::string checkMemory(const Options &options) {
+    const long long largest = largestGpuCell(options);
+    if (largest == 0 || !Common::deviceAvailable()) return "";
+    return memoryShortfall(largest, Common::freeDeviceMemory());
 }
 
 // Opens every --output file; returns a one-line error or "".
@@ -404,7 +438,7 @@ std::string openOutputs(const Options &options, std::vector<File> &files) {
 int runSweep(const Options &options) {
     const long long largestSize = *std::max_element(options.sizes.begin(), options.sizes.end());
     std::vector<File> files;
-    std::string problem = checkMemory(options, largestSize);
+    std::string problem = checkMemory(options);
     if (problem.empty()) problem = openOutputs(options, files);
     if (!problem.empty()) {
         fmt::print(stderr, "cis565_stream_compaction: {}\n", problem);

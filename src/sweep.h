@@ -10,7 +10,10 @@
 
 namespace Harness {
 
-/** Device memory a cell of n ints may need: input, output and up to 2n ints of workspace. */
+/**
+ * Device memory a cell of n ints may need: input, output and up to 2n ints of workspace;
+ * past 2^31 - 1, 4n bytes more, for a scan's int64 sums (counted for every op).
+ */
 std::size_t cellDeviceBytes(long long n);
 
 /**
@@ -20,17 +23,27 @@ std::size_t cellDeviceBytes(long long n);
 std::string memoryShortfall(long long largestSize, std::size_t freeBytes);
 
 /**
- * Bytes an op reads and writes, as counted for effective bandwidth: scan 8n, compact
- * 4n + 4 x kept, partition 8n, sort 8n (the least any sort can move).
+ * Bytes an op reads and writes, as counted for effective bandwidth: scan 8n (12n past
+ * 2^31 - 1, where its sums are int64), compact 4n + 4 x kept, partition 8n, sort 8n
+ * (the least any sort can move).
  */
 double trafficBytes(Op op, long long n, long long kept);
 
 /**
+ * Why a cell of n elements cannot run on the back end, or "" when it can: first
+ * "n > 2^31 - 1" when the back end has no 64-bit entry point for the op and n needs
+ * one (decided from the registry alone, on any machine); then, for a GPU back end,
+ * "no CUDA device" or why the device was lost. Memory is checked apart from this.
+ */
+std::string cellSkipReason(const StreamCompaction::Backend &backend, Op op, long long n);
+
+/**
  * Runs the sweep `options` describe, writing the report to stdout in options.format and
  * to every options.outputs file in the format its extension names. Returns the exit
- * status: 2 when the largest cell would not fit in free GPU memory or an output cannot
- * be opened (one line on stderr; nothing run), 1 when a cell failed, else 0. GPU cells
- * are reported as skipped without a CUDA device.
+ * status: 2 when the largest cell a GPU back end would run does not fit in free GPU
+ * memory or an output cannot be opened (one line on stderr; nothing run), 1 when a cell
+ * failed, else 0. Cells that cannot run (cellSkipReason) are reported as skipped, and
+ * nothing is allocated for a size that no chosen back end can run.
  */
 int runSweep(const Options &options);
 

@@ -4,6 +4,7 @@
 #include "cub.h"
 #include "decoupled.h"
 #include "efficient.h"
+#include "large.h"
 #include "naive.h"
 #include "radix.h"
 #include "shared.h"
@@ -14,13 +15,16 @@ namespace StreamCompaction {
 
 const std::vector<Backend> &backends() {
     static const std::vector<Backend> all = {
-        {"cpu", "cpu", false, CPU::timer, CPU::scan, CPU::compactWithoutScan, CPU::partition, CPU::sort},
+        {"cpu", "cpu", false, CPU::timer, CPU::scan, CPU::compactWithoutScan, CPU::partition, CPU::sort,
+         CPU::Large::scan, CPU::Large::compact, CPU::Large::partition, CPU::Large::sort},
         {"naive", "naive", true, Naive::timer, Naive::scanDevice, nullptr, nullptr, nullptr},
         {"efficient", "work-efficient", true, Efficient::timer, Efficient::scanDevice, Efficient::compactDevice, nullptr, nullptr},
-        {"thrust", "thrust", true, Thrust::timer, Thrust::scanDevice, Thrust::compactDevice, Thrust::partitionDevice, Thrust::sortDevice},
+        {"thrust", "thrust", true, Thrust::timer, Thrust::scanDevice, Thrust::compactDevice, Thrust::partitionDevice, Thrust::sortDevice,
+         Thrust::Large::scan, Thrust::Large::compact, Thrust::Large::partition, Thrust::Large::sort},
         {"textbook", "textbook", true, Textbook::timer, nullptr, Textbook::compactDevice, Textbook::partitionDevice, nullptr},
         {"radix", "radix sort", true, Radix::timer, nullptr, nullptr, nullptr, Radix::sortDevice},
-        {"cub", "cub", true, Cub::timer, Cub::scanDevice, Cub::compactDevice, Cub::partitionDevice, Cub::sortDevice},
+        {"cub", "cub", true, Cub::timer, Cub::scanDevice, Cub::compactDevice, Cub::partitionDevice, Cub::sortDevice,
+         Cub::Large::scan, Cub::Large::compact, Cub::Large::partition, Cub::Large::sort},
         {"shared", "shared-memory", true, Shared::timer, Shared::scanDevice, Shared::compactDevice, nullptr, nullptr},
         {"decoupled", "decoupled look-back", true, Decoupled::timer, Decoupled::scanDevice, Decoupled::compactDevice, Decoupled::partitionDevice, nullptr},
     };

@@ -1,12 +1,11 @@
 // libFuzzer target for the size parser and the whole command line. The input's bytes
 // are one size text, and also, split at newlines, the arguments of a command line. No
-// input may crash or hang; parseSize returns a size in [1, 2^31 - 1] or throws
+// input may crash or hang; parseSize returns a size in [1, 2^33] or throws
 // std::invalid_argument; parseCommandLine returns -1 (go on), 0 (--help, --version) or
 // 2 (rejected), and a rejection prints exactly one line on stderr.
 
 #include <unistd.h>
 
-#include <climits>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -64,7 +63,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
     const std::string text(reinterpret_cast<const char *>(data), size);
     try {
         const long long value = Harness::parseSize(text);
-        if (value < 1 || value > INT_MAX) std::abort();
+        if (value < 1 || value > Harness::kMaxSweepSize) std::abort();
     } catch (const std::invalid_argument &) {
     }
 

@@ -26,7 +26,8 @@ bad() {
 bad --sizes 2^20:2^10
 bad --sizes 0
 bad --sizes -5
-bad --sizes 2^31
+bad --sizes 2^34
+bad --size 2^31
 bad --sizes 1000:2^20
 bad --block-sizes 100
 bad --block-sizes 2048

@@ -23,9 +23,18 @@ TEST(ParseSize, AcceptsNumbersPowersAndSuffixes) {
     EXPECT_EQ(parseSize("2147483647"), 2147483647);
 }
 
+TEST(ParseSize, AcceptsSweepSizesUpTo2To33) {
+    EXPECT_EQ(parseSize("2^31"), 1LL << 31);
+    EXPECT_EQ(parseSize("2147483648"), 1LL << 31);
+    EXPECT_EQ(parseSize("2G"), 1LL << 31);
+    EXPECT_EQ(parseSize("8G"), 1LL << 33);
+    EXPECT_EQ(parseSize("2^33"), Harness::kMaxSweepSize);
+    EXPECT_EQ(parseSize("8589934592"), 1LL << 33);
+}
+
 TEST(ParseSize, RejectsWhatIsNotASize) {
-    for (const char *bad : {"", "0", "-5", "2^31", "2147483648", "3^4", "2^", "^5", "1.5", "12x", "M", "2G",
-                            " 5", "99999999999999999999", "2^99"}) {
+    for (const char *bad : {"", "0", "-5", "2^34", "8589934593", "3^4", "2^", "^5", "1.5", "12x", "M", "9G",
+                            "8193M", " 5", "99999999999999999999", "2^99"}) {
         EXPECT_THROW(parseSize(bad), std::invalid_argument) << "'" << bad << "'";
     }
 }
@@ -86,6 +95,7 @@ TEST(CommandLine, BadInputGetsOneLineAndStatus2) {
         {{"--block-size", "2048"}, "--block-size"}, {{"--block-size", "abc"}, "--block-size"},
         {{"--backends", "cpu,gpu"}, "'gpu'"},    {{"--reps", "0"}, "--reps"},
         {{"--seed", "x"}, "--seed"},             {{"--frobnicate"}, "--frobnicate"},
+        {{"--size", "2^31"}, "--size"},          {{"--size", "2147483648"}, "2^31 - 1"},
     };
     for (const BadLine &bad : cases) {
         Options options;
@@ -94,6 +104,17 @@ TEST(CommandLine, BadInputGetsOneLineAndStatus2) {
         EXPECT_NE(errors.find(bad.mustName), std::string::npos) << errors;
         EXPECT_EQ(std::count(errors.begin(), errors.end(), '\n'), 1) << errors;
     }
+}
+
+TEST(CommandLine, OnlyASweepTakesASizePast2To31Minus1) {
+    Options options;
+    std::string errors;
+    EXPECT_EQ(parseArgs({"--size", "2147483647"}, options, errors), -1) << errors;
+    EXPECT_EQ(options.size, 2147483647);
+    Options sweep;
+    EXPECT_EQ(parseArgs({"--size", "2^32", "--format", "csv"}, sweep, errors), -1) << errors;
+    EXPECT_TRUE(sweep.sweep);
+    EXPECT_EQ(sweep.sizes, (std::vector<long long>{1LL << 32}));
 }
 
 TEST(CommandLine, HelpAndVersionExitZero) {

@@ -41,12 +41,17 @@ TEST(SizeList, RangesDoubleOrStepTheExponent) {
     EXPECT_EQ(parseSizeList("2^30:2^30"), (Sizes{1 << 30}));
 }
 
+TEST(SizeList, SizesPast2To31Minus1UpTo2To33) {
+    EXPECT_EQ(parseSizeList("2^30:2^33"), (Sizes{1LL << 30, 1LL << 31, 1LL << 32, 1LL << 33}));
+    EXPECT_EQ(parseSizeList("2147483648,4294967299,8G"), (Sizes{1LL << 31, (1LL << 32) + 3, 1LL << 33}));
+}
+
 TEST(SizeList, ListsAndRangesMix) {
     EXPECT_EQ(parseSizeList("1000,2^10:2^12,3"), (Sizes{1000, 1024, 2048, 4096, 3}));
 }
 
 TEST(SizeList, RejectsWhatIsNotAListOrRange) {
-    for (const char *bad : {"", ",", "1,,2", "0", "-1", "2^31", "2147483648", "99999999999999999999", "2^20:2^10",
+    for (const char *bad : {"", ",", "1,,2", "0", "-1", "2^34", "8589934593", "99999999999999999999", "2^20:2^10",
                             "1000:2^20", "2^10:3000", "2^10:2^20:0", "2^10:2^20:-1", "2^10:2^20:x", "2^10:2^20:2:1",
                             "2^10:", ":2^10", "2^10:2^40", "1.5M", "2^10 :2^12"}) {
         EXPECT_THROW(parseSizeList(bad), std::invalid_argument) << "'" << bad << "'";
@@ -175,8 +180,9 @@ TEST(SweepCommandLine, BadInputGetsOneLineAndStatus2) {
         {{"--sizes", "2^20:2^10"}, "--sizes"},
         {{"--sizes", "0"}, "--sizes"},
         {{"--sizes", "-4"}, "--sizes"},
-        {{"--sizes", "2^31"}, "--sizes"},
-        {{"--sizes", "4294967296"}, "--sizes"},
+        {{"--sizes", "2^34"}, "--sizes"},
+        {{"--sizes", "17179869184"}, "--sizes"},
+        {{"--sizes", "2^30:2^34"}, "--sizes"},
         {{"--sizes", "1000:2^20"}, "--sizes"},
         {{"--sizes", "2^10:2^20:0"}, "--sizes"},
         {{"--sizes", "2^10", "--size", "2^12"}, "--size"},
@@ -225,12 +231,27 @@ TEST(MemoryCheck, LargestCellMustFit) {
               "--sizes: 2^30 needs 16.0 GiB of GPU memory (input, output and workspace), 8.0 GiB free");
 }
 
+TEST(MemoryCheck, PastTwoTo31Minus1ScanSumsAreInt64) {
+    constexpr std::size_t GiB = 1ULL << 30;
+    EXPECT_EQ(Harness::cellDeviceBytes(2147483647), 16 * std::size_t{2147483647});
+    EXPECT_EQ(Harness::cellDeviceBytes(1LL << 31), 40 * GiB);  // 4n in, 8n out, 8n workspace
+    EXPECT_EQ(Harness::cellDeviceBytes(1LL << 32), 80 * GiB);
+    EXPECT_EQ(Harness::memoryShortfall(1LL << 32, 80 * GiB), "");
+    EXPECT_EQ(Harness::memoryShortfall(1LL << 33, 139 * GiB),
+              "--sizes: 2^33 needs 160.0 GiB of GPU memory (input, output and workspace), 139.0 GiB free");
+}
+
 TEST(Traffic, BytesPerOp) {
     EXPECT_EQ(Harness::trafficBytes(Op::Scan, 1000, 0), 8000);
     EXPECT_EQ(Harness::trafficBytes(Op::Compact, 1000, 250), 5000);
     EXPECT_EQ(Harness::trafficBytes(Op::Partition, 1000, 250), 8000);
     EXPECT_EQ(Harness::trafficBytes(Op::Sort, 1000, 0), 8000);
     EXPECT_EQ(Harness::trafficBytes(Op::Scan, 1LL << 30, 0), 8.0 * (1LL << 30));
+    EXPECT_EQ(Harness::trafficBytes(Op::Scan, 2147483647, 0), 8.0 * 2147483647);
+    // Past 2^31 - 1 a scan reads 4n and writes 8n (int64 sums); the other ops are as before.
+    EXPECT_EQ(Harness::trafficBytes(Op::Scan, 1LL << 32, 0), 12.0 * (1LL << 32));
+    EXPECT_EQ(Harness::trafficBytes(Op::Compact, 1LL << 32, 1LL << 31), 4.0 * ((1LL << 32) + (1LL << 31)));
+    EXPECT_EQ(Harness::trafficBytes(Op::Sort, 1LL << 32, 0), 8.0 * (1LL << 32));
 }
 
 // Splits a CSV line with no quoted fields (a sweep's rows have none unless a note does).
@@ -295,6 +316,61 @@ TEST(Sweep, CpuOnlyEndToEnd) {
     }
     EXPECT_EQ(cpuRows, 12);
     std::remove(csvPath.c_str());
+}
+
+TEST(SkipDecision, Past2To31Minus1OnlyBackEndsWith64BitEntryPointsRun) {
+    for (const StreamCompaction::Backend &backend : StreamCompaction::backends()) {
+        for (Op op : Harness::kAllOps) {
+            if (!Harness::offers(backend, op)) continue;
+            const std::string which = std::string(backend.name) + " " + Harness::opName(op);
+            for (long long n : {1LL << 31, (1LL << 32) + 3, 1LL << 33}) {
+                const std::string reason = Harness::cellSkipReason(backend, op, n);
+                if (Harness::offers64(backend, op)) EXPECT_NE(reason, "n > 2^31 - 1") << which;
+                else EXPECT_EQ(reason, "n > 2^31 - 1") << which;
+            }
+            EXPECT_NE(Harness::cellSkipReason(backend, op, 2147483647), "n > 2^31 - 1") << which;
+        }
+    }
+    const StreamCompaction::Backend *cpu = StreamCompaction::findBackend("cpu");
+    EXPECT_EQ(Harness::cellSkipReason(*cpu, Op::Scan, 1LL << 33), "");
+}
+
+// Sizes past 2^31 - 1 with only 32-bit GPU back ends: every cell reads skipped, with no
+// GPU needed and nothing allocated (a 2^33-int input alone would be 32 GiB).
+TEST(Sweep, SizesPast2To31Minus1SkipThe32BitBackEnds) {
+    Options options;
+    std::string errors;
+    ASSERT_EQ(parseArgs({"--sizes", "2^31:2^33", "--backends", "naive,efficient,textbook,radix,shared,decoupled",
+                         "--block-sizes", "128,256", "--no-npot", "--format", "csv", "--quiet"},
+                        options, errors),
+              -1)
+        << errors;
+    testing::internal::CaptureStdout();
+    const int status = Harness::runSweep(options);
+    const std::string csv = testing::internal::GetCapturedStdout();
+    EXPECT_EQ(status, 0) << csv;
+    std::vector<std::string> header;
+    int rows = 0;
+    for (std::size_t start = 0, end; start < csv.size(); start = end + 1) {
+        end = csv.find('\n', start);
+        const std::string line = csv.substr(start, end - start);
+        if (line.empty() || line[0] == '#') continue;
+        if (header.empty()) {
+            header = csvFields(line);
+            ASSERT_GE(header.size(), 2u);
+            ASSERT_EQ(header[header.size() - 2], "verified");
+            ASSERT_EQ(header.back(), "note");
+            continue;
+        }
+        const auto row = csvFields(line);
+        ASSERT_EQ(row.size(), header.size()) << line;
+        EXPECT_EQ(row[header.size() - 2], "skipped") << line;
+        EXPECT_EQ(row.back(), "n > 2^31 - 1") << line;
+        ++rows;
+    }
+    // scan: naive, efficient, shared, decoupled; compact: efficient, textbook, shared,
+    // decoupled; partition: textbook, decoupled; sort: radix. 3 sizes, 2 block sizes.
+    EXPECT_EQ(rows, 11 * 3 * 2);
 }
 
 TEST(Sweep, UnwritableOutputStopsBeforeRunning) {

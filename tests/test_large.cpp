@@ -11,6 +11,10 @@
 #include <string>
 #include <vector>
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 
 #include <stream_compaction/cpu.h>
@@ -237,8 +241,15 @@ testing::AssertionResult sortMatches(const std::vector<int> &input, const std::v
 
 double gib(std::size_t bytes) { return static_cast<double>(bytes) / (1ull << 30); }
 
-class LargeHugeTest : public ::testing::TestWithParam<LargeBackend> {
+// A GPU back end and a size past 2^31 - 1.
+class LargeHugeTest : public ::testing::TestWithParam<std::tuple<LargeBackend, std::size_t>> {
 protected:
+    // One huge test at a time, across the processes CTest runs side by side: two would
+    // not fit in the GPU's (or the host's) memory together.
+    void SetUp() override {
+        lockFile_ = open("/tmp/cis565_stream_compaction_huge_test.lock", O_CREAT | O_RDWR, 0666);
+        if (lockFile_ >= 0) flock(lockFile_, LOCK_EX);
+    }
     // No cached temporaries of earlier tests count against the memory check, and none of
     // this test's (several GiB) are left for the next.
     static void releaseTemporaries() {
@@ -247,13 +258,16 @@ protected:
     }
     void TearDown() override {
         if (Common::deviceAvailable()) releaseTemporaries();
+        if (lockFile_ >= 0) close(lockFile_);  // releases the lock
     }
+
+private:
+    int lockFile_ = -1;
 };
 
 TEST_P(LargeHugeTest, EveryOperationPast2To31) {
-    const LargeBackend backend = GetParam();
+    const auto [backend, n] = GetParam();
     SKIP_WITHOUT_GPU();
-    const std::size_t n = (std::size_t{1} << 31) + 17;
     // Input (4n), the scan's int64 output (8n), and the libraries' temporaries: a sort's
     // or a Thrust partition's second copy of the keys (4n) and whatever Thrust's cache
     // still holds from the previous operation (4n), with room to spare.
@@ -307,7 +321,14 @@ TEST_P(LargeHugeTest, EveryOperationPast2To31) {
     EXPECT_TRUE(sortMatches(input, output));
 }
 
-INSTANTIATE_TEST_SUITE_P(Gpu, LargeHugeTest, testing::Values(kThrust, kCub),
-                         [](const testing::TestParamInfo<LargeBackend> &info) { return std::string(info.param.name); });
+// The sizes: just past 2^31 (int32 counts overflow) and just past 2^32 (uint32
+// counts overflow).
+INSTANTIATE_TEST_SUITE_P(Gpu, LargeHugeTest,
+                         testing::Combine(testing::Values(kThrust, kCub),
+                                          testing::Values((std::size_t{1} << 31) + 17, (std::size_t{1} << 32) + 3)),
+                         [](const testing::TestParamInfo<std::tuple<LargeBackend, std::size_t>> &info) {
+                             return std::string(std::get<0>(info.param).name) + "_n" +
+                                    std::to_string(std::get<1>(info.param));
+                         });
 
 }  // namespace

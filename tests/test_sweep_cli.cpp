@@ -373,6 +373,32 @@ TEST(Sweep, SizesPast2To31Minus1SkipThe32BitBackEnds) {
     EXPECT_EQ(rows, 11 * 3 * 2);
 }
 
+// A size whose CPU side does not fit in the host's available memory is skipped cell by
+// cell, saying how much it needed, and nothing is allocated (2^33 ints: 256 GiB).
+TEST(Sweep, ACellThatDoesNotFitInHostMemoryIsSkippedSayingHowMuch) {
+    Options options;
+    std::string errors;
+    ASSERT_EQ(parseArgs({"--sizes", "2^33", "--backends", "cpu", "--ops", "scan,sort", "--format", "csv", "--quiet"},
+                        options, errors),
+              -1)
+        << errors;
+    testing::internal::CaptureStdout();
+    const int status = Harness::runSweep(options);
+    const std::string csv = testing::internal::GetCapturedStdout();
+    EXPECT_EQ(status, 0) << csv;
+    int skipped = 0;
+    for (std::size_t start = 0, end; start < csv.size(); start = end + 1) {
+        end = csv.find('\n', start);
+        const std::string line = csv.substr(start, end - start);
+        if (line.rfind("scan,cpu,", 0) != 0 && line.rfind("sort,cpu,", 0) != 0) continue;
+        EXPECT_NE(line.find(",skipped,\"needs "), std::string::npos) << line;  // quoted: the note has a comma
+        EXPECT_NE(line.find("GiB of host memory"), std::string::npos) << line;
+        EXPECT_NE(line.find("GiB free"), std::string::npos) << line;
+        ++skipped;
+    }
+    EXPECT_EQ(skipped, 4);  // two ops, 2^33 and its companion 2^33 - 3
+}
+
 TEST(Sweep, UnwritableOutputStopsBeforeRunning) {
     Options options;
     std::string errors;

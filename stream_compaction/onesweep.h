@@ -1,0 +1,39 @@
+#pragma once
+// The Onesweep back end (Adinets and Merrill, "Onesweep: A Faster Least Significant Digit
+// Radix Sort for GPUs", 2022): LSD radix sort of 32-bit keys in four passes of 8-bit
+// digits, each pass one kernel that reads and writes every key once. One kernel first
+// counts all four passes' digit histograms in a single read of the keys, which gives
+// every pass its bucket offsets up front; within a pass, each tile ranks its keys by
+// digit, finds how many keys of each digit the tiles before it hold with a decoupled
+// look-back per digit (Merrill and Garland 2016), and scatters its keys straight to their
+// final places. Why: the split-based radix sort (radix.h) moves every key several times
+// per 4-bit digit; this one moves it once per 8-bit digit, about 36 bytes per key in all
+// (the histogram's read, then a read and a write per pass). The tile shape is fixed
+// (Common::blockSize() does not apply).
+
+#include "common.h"
+
+namespace StreamCompaction {
+namespace Onesweep {
+
+/** A pass's tile: kTileThreads threads of kItemsPerThread keys each (CUB's tile size for
+ * 32-bit keys on sm_90: fewer, larger tiles mean fewer look-back words to clear and read). */
+constexpr int kTileThreads = 512;
+constexpr int kItemsPerThread = 15;
+constexpr int kTileItems = kTileThreads * kItemsPerThread;
+
+StreamCompaction::Common::PerformanceTimer &timer();
+
+/** Ascending sort of host arrays of signed ints (the course's API). */
+void sort(int n, int *odata, const int *idata);
+
+/**
+ * Ascending sort of device signed ints; dIn is only read. The timer brackets the device
+ * work: clearing the histograms and look-back words, the histogram and offset kernels and
+ * the four passes. Scratch (n keys, and 1 KiB of look-back words per tile and pass) is
+ * kept between calls.
+ */
+void sortDevice(int n, int *dOut, const int *dIn);
+
+}  // namespace Onesweep
+}  // namespace StreamCompaction

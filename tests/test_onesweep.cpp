@@ -1,0 +1,175 @@
+// The Onesweep radix sort (stream_compaction/onesweep.h) against std::sort: sizes 0, 1 and
+// 2, around its tile (kTileItems keys), several and many tiles, 2^20 + 3 and 2^24 + 7;
+// keys over the whole int range (negatives included), all equal, already sorted, reverse
+// sorted and with few distinct values (INT_MIN and INT_MAX among them). Every output is
+// poisoned with 0xCD bytes first, the input must come back unchanged, and every case is
+// sorted twice, so that the second call runs on the look-back words the first one left.
+
+#include <algorithm>
+#include <climits>
+#include <cstdint>
+#include <functional>
+#include <iterator>
+#include <random>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include <reference.hpp>
+#include <stream_compaction/backends.h>
+#include <stream_compaction/onesweep.h>
+#include <testing_helpers.hpp>
+
+#include "runner.h"
+#include "test_support.h"
+
+namespace {
+
+namespace Onesweep = StreamCompaction::Onesweep;
+using StreamCompaction::Common::DeviceBuffer;
+
+enum class Shape { WholeRange, AllEqual, Sorted, Reversed, FewDistinct };
+
+const char *shapeName(Shape shape) {
+    switch (shape) {
+        case Shape::WholeRange: return "wholerange";
+        case Shape::AllEqual: return "allequal";
+        case Shape::Sorted: return "sorted";
+        case Shape::Reversed: return "reversed";
+        case Shape::FewDistinct: return "fewdistinct";
+    }
+    return "?";
+}
+
+/** n keys of the given shape; the random ones from `seed`. */
+std::vector<int> makeInput(Shape shape, int n, std::uint64_t seed) {
+    std::vector<int> input(static_cast<std::size_t>(n));
+    std::mt19937_64 engine(seed);
+    if (shape == Shape::AllEqual) {
+        std::fill(input.begin(), input.end(), -7);
+    } else if (shape == Shape::FewDistinct) {
+        const int values[] = {INT_MIN, -1000000, -1, 0, 3, 256, INT_MAX};
+        std::uniform_int_distribution<int> pick(0, static_cast<int>(std::size(values)) - 1);
+        for (int &v : input) v = values[pick(engine)];
+    } else {
+        std::uniform_int_distribution<int> values(INT_MIN, INT_MAX);
+        for (int &v : input) v = values(engine);
+        if (shape == Shape::Sorted) std::sort(input.begin(), input.end());
+        if (shape == Shape::Reversed) std::sort(input.begin(), input.end(), std::greater<int>());
+    }
+    return input;
+}
+
+/** The first difference, reported by index (a whole-array EXPECT_EQ would print millions of keys). */
+void expectSameArrays(const std::vector<int> &actual, const std::vector<int> &expected, const char *what) {
+    ASSERT_EQ(actual.size(), expected.size()) << what;
+    const long long i =
+        TestingHelpers::firstMismatch<int>(static_cast<long long>(actual.size()), actual.data(), expected.data());
+    EXPECT_EQ(i, -1) << what << ": [" << i << "] = " << (i >= 0 ? actual[i] : 0) << ", expected "
+                     << (i >= 0 ? expected[i] : 0);
+}
+
+std::vector<int> download(const DeviceBuffer<int> &buffer, int n, int offset = 0) {
+    std::vector<int> host(static_cast<std::size_t>(n));
+    if (n > 0) {
+        SC_CUDA_CHECK(cudaMemcpy(host.data(), buffer.get() + offset, n * sizeof(int), cudaMemcpyDeviceToHost));
+    }
+    return host;
+}
+
+/**
+ * Sorts `input` on the device twice, from `inOffset` and into `outOffset` ints past the
+ * buffers' starts, with the output poisoned before each call; checks each output against
+ * std::sort and the input for being unchanged.
+ */
+void expectSortsLikeStdSort(const std::vector<int> &input, int inOffset = 0, int outOffset = 0) {
+    const int n = static_cast<int>(input.size());
+    const std::vector<int> expected = TestingHelpers::referenceSort(input);
+    DeviceBuffer<int> dIn(input.size() + inOffset), dOut(input.size() + outOffset);
+    if (n > 0) {
+        SC_CUDA_CHECK(cudaMemcpy(dIn.get() + inOffset, input.data(), n * sizeof(int), cudaMemcpyHostToDevice));
+    }
+    for (const char *call : {"first call", "second call"}) {
+        dOut.fillBytes(Harness::kPoisonByte, input.size() + outOffset);
+        Onesweep::sortDevice(n, dOut.get() + outOffset, dIn.get() + inOffset);
+        expectSameArrays(download(dOut, n, outOffset), expected, call);
+    }
+    expectSameArrays(download(dIn, n, inOffset), input, "input after sorting");
+}
+
+std::vector<int> sizes() {
+    const int tile = Onesweep::kTileItems;
+    return {0,        1,        2,     tile - 1, tile, tile + 1, 5 * tile + 3,  // several tiles
+            100 * tile + 11,  // the look-back passes many aggregates
+            (1 << 20) + 3, (1 << 24) + 7};
+}
+
+class OnesweepSort : public ::testing::TestWithParam<std::tuple<Shape, int>> {};
+
+TEST_P(OnesweepSort, MatchesStdSort) {
+    SKIP_WITHOUT_GPU();
+    const auto [shape, n] = GetParam();
+    const auto seed = TestSupport::freshSeed();
+    SCOPED_TRACE(testing::Message() << "onesweep sort, " << shapeName(shape) << ", n = " << n << ", seed " << seed);
+    expectSortsLikeStdSort(makeInput(shape, n, seed));
+}
+
+INSTANTIATE_TEST_SUITE_P(Sizes, OnesweepSort,
+                         testing::Combine(testing::Values(Shape::WholeRange, Shape::AllEqual, Shape::Sorted,
+                                                          Shape::Reversed, Shape::FewDistinct),
+                                          testing::ValuesIn(sizes())),
+                         [](const testing::TestParamInfo<std::tuple<Shape, int>> &info) {
+                             return std::string(shapeName(std::get<0>(info.param))) + "_n" +
+                                    std::to_string(std::get<1>(info.param));
+                         });
+
+// The scratch grows and is reused: sizes that shrink and grow again, each sorted twice.
+TEST(OnesweepSortCalls, CallsOfChangingSize) {
+    SKIP_WITHOUT_GPU();
+    const int tile = Onesweep::kTileItems;
+    const auto seed = TestSupport::freshSeed();
+    for (int n : {40 * tile + 5, 1, tile + 1, (1 << 20) + 3, 2, 40 * tile + 5}) {
+        SCOPED_TRACE(testing::Message() << "onesweep sort, n = " << n << ", seed " << seed);
+        expectSortsLikeStdSort(makeInput(Shape::WholeRange, n, seed + static_cast<std::uint64_t>(n)));
+    }
+}
+
+// The keys are read and written one int at a time: arrays at any int offset sort the same.
+TEST(OnesweepSortCalls, UnalignedArrays) {
+    SKIP_WITHOUT_GPU();
+    const auto seed = TestSupport::freshSeed();
+    const std::vector<int> input = makeInput(Shape::WholeRange, 3 * Onesweep::kTileItems + 7, seed);
+    for (int inOffset : {1, 2, 3}) {
+        SCOPED_TRACE(testing::Message() << "input " << inOffset << " ints past alignment, seed " << seed);
+        expectSortsLikeStdSort(input, inOffset, 4 - inOffset);
+    }
+}
+
+// The course's host-array API.
+TEST(OnesweepSortCalls, HostArrays) {
+    SKIP_WITHOUT_GPU();
+    const auto seed = TestSupport::freshSeed();
+    for (int n : {0, 1, 1000, 2 * Onesweep::kTileItems + 1}) {
+        SCOPED_TRACE(testing::Message() << "onesweep host sort, n = " << n << ", seed " << seed);
+        const std::vector<int> input = makeInput(Shape::FewDistinct, n, seed);
+        std::vector<int> output = TestSupport::poisoned(n);
+        Onesweep::sort(n, output.data(), input.data());
+        expectSameArrays(output, TestingHelpers::referenceSort(input), "host sort");
+    }
+}
+
+// The registry lists it as a GPU sort, so the harness, the sweeps and the course's run
+// pick it up.
+TEST(OnesweepSortCalls, IsRegisteredAsAGpuSort) {
+    const StreamCompaction::Backend *onesweep = StreamCompaction::findBackend("onesweep");
+    ASSERT_NE(onesweep, nullptr);
+    EXPECT_TRUE(onesweep->onGpu);
+    EXPECT_TRUE(Harness::offers(*onesweep, Harness::Op::Sort));
+    for (Harness::Op op : {Harness::Op::Scan, Harness::Op::Compact, Harness::Op::Partition}) {
+        EXPECT_FALSE(Harness::offers(*onesweep, op)) << Harness::opName(op);
+    }
+}
+
+}  // namespace

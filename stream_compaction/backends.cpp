@@ -6,6 +6,7 @@
 #include "efficient.h"
 #include "large.h"
 #include "naive.h"
+#include "onesweep.h"
 #include "radix.h"
 #include "shared.h"
 #include "textbook.h"
@@ -23,10 +24,12 @@ const std::vector<Backend> &backends() {
          Thrust::Large::scan, Thrust::Large::compact, Thrust::Large::partition, Thrust::Large::sort},
         {"textbook", "textbook", true, Textbook::timer, nullptr, Textbook::compactDevice, Textbook::partitionDevice, nullptr},
         {"radix", "radix sort", true, Radix::timer, nullptr, nullptr, nullptr, Radix::sortDevice},
+        {"onesweep", "radix sort (Onesweep)", true, Onesweep::timer, nullptr, nullptr, nullptr, Onesweep::sortDevice},
         {"cub", "cub", true, Cub::timer, Cub::scanDevice, Cub::compactDevice, Cub::partitionDevice, Cub::sortDevice,
          Cub::Large::scan, Cub::Large::compact, Cub::Large::partition, Cub::Large::sort},
         {"shared", "shared-memory", true, Shared::timer, Shared::scanDevice, Shared::compactDevice, nullptr, nullptr},
-        {"decoupled", "decoupled look-back", true, Decoupled::timer, Decoupled::scanDevice, Decoupled::compactDevice, Decoupled::partitionDevice, nullptr},
+        {"decoupled", "decoupled look-back", true, Decoupled::timer, Decoupled::scanDevice, Decoupled::compactDevice, Decoupled::partitionDevice, nullptr,
+         Decoupled::Large::scan, Decoupled::Large::compact, Decoupled::Large::partition, nullptr},
     };
     return all;
 }

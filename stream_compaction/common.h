@@ -180,6 +180,12 @@ public:
         SC_CUDA_CHECK(cudaMemset(data_, byte, count * sizeof(T)));
     }
 
+    /** Drops the pointer without freeing it: after a device reset freed everything. */
+    void forget() noexcept {
+        data_ = nullptr;
+        count_ = 0;
+    }
+
     T *get() const { return data_; }
     std::size_t size() const { return count_; }
 

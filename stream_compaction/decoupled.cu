@@ -1,8 +1,11 @@
 #include "decoupled.h"
 
+#include <cstddef>
 #include <cstdint>
 
 #include <cuda/atomic>
+
+#include "large.h"
 
 namespace StreamCompaction {
 namespace Decoupled {
@@ -32,29 +35,86 @@ constexpr unsigned kFullMask = 0xffffffffu;
 
 enum class Mode { Scan, Compact, Partition };
 
-// A tile's status word packs an epoch (30 bits), a flag (2 bits) and a 32-bit value, so
-// that one 64-bit store publishes flag and value together. The epoch is the call's
-// number: a word from an earlier call reads as "not yet published", so the status
-// array needs no clearing between calls.
-constexpr unsigned long long kFlagAggregate = 1;  // value: the tile's own sum
-constexpr unsigned long long kFlagInclusive = 2;  // value: the sum up to and including the tile
+// What a published status says: the tile's own sum, or the sum of every tile up to and
+// including it. Status words carry the call's number (epoch): a word from an earlier
+// call reads as "not yet published", so the status array needs no clearing per call.
+constexpr unsigned kFlagAggregate = 1;
+constexpr unsigned kFlagInclusive = 2;
 constexpr unsigned long long kLastEpoch = (1ull << 30) - 1;
-
-struct TileState {
-    unsigned long long *tileStatus;  // one status word per tile
-    unsigned int *tileCounter;       // the next tile index to hand out; back to 0 after each call
-    int *keptCount;                  // compact and partition: the total, written by the last tile
-    unsigned long long epoch;
-    unsigned int numTiles;
-};
 
 using StatusRef = cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>;
 
-__device__ inline void publish(const TileState &state, unsigned int tile, unsigned long long flag, unsigned value) {
-    StatusRef(state.tileStatus[tile]).store((state.epoch << 34) | (flag << 32) | value, cuda::memory_order_relaxed);
-}
+// The tile status array, for the sum type of the operation.
+template <typename Sum>
+struct TileStatus;
 
-__device__ inline unsigned warpSum(unsigned value) {
+// 32-bit sums (the course's API): one 64-bit word per tile packs the epoch (30 bits),
+// the flag (2 bits) and the value (32 bits), so one store publishes flag and value
+// together and one load reads both. The word is published with atomicExch and polled
+// with volatile loads: on the H200 that ran the scan at 94% of copy bandwidth, against
+// 70% with cuda::atomic_ref's relaxed store and load (results/h200/perf-notes.md). One
+// word carries everything, so no ordering with other memory is needed.
+template <>
+struct TileStatus<unsigned> {
+    static constexpr int kWordsPerTile = 1;
+    unsigned long long *words;
+    unsigned long long epoch;
+
+    __device__ void publish(int tile, unsigned flag, unsigned value) const {
+        atomicExch(&words[tile], (epoch << 34) | (static_cast<unsigned long long>(flag) << 32) | value);
+    }
+    // Waits until the tile has published in this call; returns its flag and value.
+    __device__ unsigned wait(int tile, unsigned &value) const {
+        const volatile unsigned long long *status = &words[tile];
+        unsigned long long word;
+        do {
+            word = *status;
+        } while ((word >> 34) != epoch);
+        value = static_cast<unsigned>(word);
+        return static_cast<unsigned>(word >> 32) & 3;
+    }
+};
+
+// 64-bit sums (the 64-bit API, large.h): a value does not fit beside a flag in one word.
+// Each tile has three words, [flag, aggregate, inclusive prefix]: the value is written
+// to its own word, each written once per call, and then the flag word (epoch << 2 | flag)
+// is stored with release order; a reader loads the flag with acquire order and only
+// then the value it names. Values never sit where a flag word of another call's layout
+// could be, whatever the number of tiles, so a stale value never reads as a flag.
+template <>
+struct TileStatus<unsigned long long> {
+    static constexpr int kWordsPerTile = 3;
+    unsigned long long *words;
+    unsigned long long epoch;
+
+    __device__ void publish(int tile, unsigned flag, unsigned long long value) const {
+        unsigned long long *own = words + 3 * static_cast<long long>(tile);
+        own[flag] = value;
+        StatusRef(own[0]).store((epoch << 2) | flag, cuda::memory_order_release);
+    }
+    __device__ unsigned wait(int tile, unsigned long long &value) const {
+        const unsigned long long *own = words + 3 * static_cast<long long>(tile);
+        const StatusRef status(*const_cast<unsigned long long *>(own));
+        unsigned long long word;
+        do {
+            word = status.load(cuda::memory_order_acquire);
+        } while ((word >> 2) != epoch);
+        const unsigned flag = static_cast<unsigned>(word & 3);
+        value = own[flag];
+        return flag;
+    }
+};
+
+template <typename Sum>
+struct TileState {
+    TileStatus<Sum> status;
+    unsigned int *tileCounter;  // the next tile index to hand out; back to 0 after each call
+    long long *keptCount;       // compact and partition: the total, written by the last tile
+    unsigned int numTiles;
+};
+
+template <typename T>
+__device__ inline T warpSum(T value) {
 #pragma unroll
     for (int offset = 16; offset > 0; offset >>= 1) value += __shfl_xor_sync(kFullMask, value, offset);
     return value;
@@ -62,13 +122,13 @@ __device__ inline unsigned warpSum(unsigned value) {
 
 // Kogge-Stone inclusive scan across the warp's lanes of `count` independent values at
 // once, so that their shuffles overlap.
-template <int Count>
-__device__ inline void warpInclusiveScan(unsigned (&values)[Count], unsigned lane) {
+template <int Count, typename T>
+__device__ inline void warpInclusiveScan(T (&values)[Count], unsigned lane) {
 #pragma unroll
     for (int offset = 1; offset < 32; offset <<= 1) {
 #pragma unroll
         for (int j = 0; j < Count; ++j) {
-            const unsigned below = __shfl_up_sync(kFullMask, values[j], offset);
+            const T below = __shfl_up_sync(kFullMask, values[j], offset);
             if (lane >= static_cast<unsigned>(offset)) values[j] += below;
         }
     }
@@ -81,32 +141,37 @@ __device__ inline void warpInclusiveScan(unsigned (&values)[Count], unsigned lan
 // inclusive prefix of 0. Every predecessor drew its index earlier, so it is running or
 // done and publishes eventually: the wait cannot deadlock. (Wider windows, several
 // words per lane, and backing off with __nanosleep measured no faster: perf-notes.md.)
-__device__ unsigned lookBack(const TileState &state, int tile, unsigned lane) {
-    unsigned exclusive = 0;
+template <typename Sum>
+__device__ Sum lookBack(const TileStatus<Sum> &status, int tile, unsigned lane) {
+    Sum exclusive = 0;
     for (int window = tile - 1;; window -= 32) {
         const int predecessor = window - static_cast<int>(lane);
-        unsigned long long word = (state.epoch << 34) | (kFlagInclusive << 32);
-        if (predecessor >= 0) {
-            const StatusRef status(state.tileStatus[predecessor]);
-            do {
-                word = status.load(cuda::memory_order_relaxed);
-            } while ((word >> 34) != state.epoch);
-        }
-        const unsigned value = static_cast<unsigned>(word);
-        const unsigned inclusiveLanes = __ballot_sync(kFullMask, ((word >> 32) & 3) == kFlagInclusive);
+        Sum value = 0;
+        const unsigned flag = predecessor >= 0 ? status.wait(predecessor, value) : kFlagInclusive;
+        const unsigned inclusiveLanes = __ballot_sync(kFullMask, flag == kFlagInclusive);
         if (inclusiveLanes != 0) {
             const unsigned nearest = __ffs(inclusiveLanes) - 1;
-            return exclusive + warpSum(lane <= nearest ? value : 0u);
+            return exclusive + warpSum(lane <= nearest ? value : Sum{0});
         }
         exclusive += warpSum(value);
     }
 }
 
-// What a tile scans: the item itself, or compaction's keep flag (0 past n).
-template <bool Flags>
-__device__ inline unsigned scannedValue(int item, bool inRange, Predicate keep) {
-    if constexpr (Flags) return inRange && keep(item) ? 1u : 0u;
-    else return static_cast<unsigned>(item);
+// What a tile scans: the item itself (sign-extended for 64-bit sums), or compaction's
+// keep flag (0 past n).
+template <bool Flags, typename Sum>
+__device__ inline Sum scannedValue(int item, bool inRange, Predicate keep) {
+    if constexpr (Flags) return inRange && keep(item) ? Sum{1} : Sum{0};
+    else return static_cast<Sum>(static_cast<long long>(item));
+}
+
+// Four consecutive outputs with 16-byte stores.
+__device__ inline void storeVector(int *out, const int (&values)[4]) {
+    *reinterpret_cast<int4 *>(out) = make_int4(values[0], values[1], values[2], values[3]);
+}
+__device__ inline void storeVector(long long *out, const long long (&values)[4]) {
+    reinterpret_cast<longlong2 *>(out)[0] = make_longlong2(values[0], values[1]);
+    reinterpret_cast<longlong2 *>(out)[1] = make_longlong2(values[2], values[3]);
 }
 
 // One tile of the single-pass algorithm, for all three operations. The tile's index
@@ -117,18 +182,20 @@ __device__ inline unsigned scannedValue(int item, bool inRange, Predicate keep) 
 //      per thread, per warp with shuffles, per tile through shared memory.
 //   3. Warp 0 publishes the tile's aggregate, looks back for the prefix of the tiles
 //      before it, and publishes the inclusive prefix.
-//   4. Scan: write the prefixes with int4 stores. Compact/Partition: stage the tile's
+//   4. Scan: write the prefixes with 16-byte stores. Compact/Partition: stage the tile's
 //      kept elements (then its rejected ones) in shared memory in output order, and copy
 //      them out with coalesced stores: kept ones to keptBefore + rank, rejected ones to
 //      n - 1 - (rejectedBefore + rank), i.e. from the back in reverse order.
-template <Mode M>
+// Sum is unsigned for the course's API and unsigned long long for the 64-bit one; Out
+// is the scan's output type (int, or long long with 64-bit sums).
+template <Mode M, typename Sum, typename Out>
 __global__ void __launch_bounds__(kThreads)
-    kernDecoupledTile(int n, int *out, const int *in, Predicate keep, TileState state, bool vectorAligned) {
+    kernDecoupledTile(long long n, Out *out, const int *in, Predicate keep, TileState<Sum> state, bool vectorAligned) {
     constexpr bool kFlags = M != Mode::Scan;
     __shared__ unsigned int sTile;
-    __shared__ unsigned sWarpPrefix[kWarps];  // each warp's total, then its exclusive prefix in the tile
-    __shared__ unsigned sTilePrefix;
-    __shared__ unsigned sTileAggregate;
+    __shared__ Sum sWarpPrefix[kWarps];  // each warp's total, then its exclusive prefix in the tile
+    __shared__ Sum sTilePrefix;
+    __shared__ Sum sTileAggregate;
     __shared__ int sStage[kFlags ? kTileItems : 1];
 
     const unsigned lane = threadIdx.x & 31;
@@ -162,9 +229,9 @@ __global__ void __launch_bounds__(kThreads)
     // The scanned values are recomputed where needed rather than kept, which saves
     // 4 * kVectors registers.
     auto scanned = [&](int j, int k) {
-        return scannedValue<kFlags>(items[j][k], warpBase + j * 128 + lane * 4 + k < n, keep);
+        return scannedValue<kFlags, Sum>(items[j][k], warpBase + j * 128 + lane * 4 + k < n, keep);
     };
-    unsigned laneSums[kVectors];
+    Sum laneSums[kVectors];
 #pragma unroll
     for (int j = 0; j < kVectors; ++j) {
         laneSums[j] = 0;
@@ -174,11 +241,11 @@ __global__ void __launch_bounds__(kThreads)
 
     // Vector j of the warp covers 128 items; lane l holds its items 4l..4l+3. After the
     // scan, laneSums[j] is the sum of the warp's items before this lane's in vector j.
-    unsigned inclusive[kVectors];
+    Sum inclusive[kVectors];
 #pragma unroll
     for (int j = 0; j < kVectors; ++j) inclusive[j] = laneSums[j];
     warpInclusiveScan(inclusive, lane);
-    unsigned warpTotal = 0;
+    Sum warpTotal = 0;
 #pragma unroll
     for (int j = 0; j < kVectors; ++j) {
         laneSums[j] = warpTotal + inclusive[j] - laneSums[j];
@@ -188,41 +255,43 @@ __global__ void __launch_bounds__(kThreads)
     __syncthreads();
 
     if (warp == 0) {
-        unsigned warpPrefix[1] = {lane < kWarps ? sWarpPrefix[lane] : 0u};
-        const unsigned ownTotal = warpPrefix[0];
+        Sum warpPrefix[1] = {lane < kWarps ? sWarpPrefix[lane] : Sum{0}};
+        const Sum ownTotal = warpPrefix[0];
         warpInclusiveScan(warpPrefix, lane);
-        const unsigned aggregate = __shfl_sync(kFullMask, warpPrefix[0], kWarps - 1);
+        const Sum aggregate = __shfl_sync(kFullMask, warpPrefix[0], kWarps - 1);
         if (lane < kWarps) sWarpPrefix[lane] = warpPrefix[0] - ownTotal;
-        unsigned prefix = 0;
+        Sum prefix = 0;
         if (tile == 0) {
-            if (lane == 0) publish(state, 0, kFlagInclusive, aggregate);
+            if (lane == 0) state.status.publish(0, kFlagInclusive, aggregate);
         } else {
-            if (lane == 0) publish(state, tile, kFlagAggregate, aggregate);
-            prefix = lookBack(state, tile, lane);
-            if (lane == 0) publish(state, tile, kFlagInclusive, prefix + aggregate);
+            if (lane == 0) state.status.publish(tile, kFlagAggregate, aggregate);
+            prefix = lookBack(state.status, tile, lane);
+            if (lane == 0) state.status.publish(tile, kFlagInclusive, prefix + aggregate);
         }
         if (lane == 0) {
             sTilePrefix = prefix;
             sTileAggregate = aggregate;
-            if (kFlags && tile == static_cast<int>(state.numTiles) - 1) *state.keptCount = static_cast<int>(prefix + aggregate);
+            if (kFlags && tile == static_cast<int>(state.numTiles) - 1) {
+                *state.keptCount = static_cast<long long>(prefix + aggregate);
+            }
         }
     }
     __syncthreads();
 
     if constexpr (M == Mode::Scan) {
-        const unsigned warpPrefix = sTilePrefix + sWarpPrefix[warp];
+        const Sum warpPrefix = sTilePrefix + sWarpPrefix[warp];
 #pragma unroll
         for (int j = 0; j < kVectors; ++j) {
             const long long first = warpBase + j * 128 + lane * 4;
-            int prefixes[4];
-            unsigned running = warpPrefix + laneSums[j];
+            Out prefixes[4];
+            Sum running = warpPrefix + laneSums[j];
 #pragma unroll
             for (int k = 0; k < 4; ++k) {
-                prefixes[k] = static_cast<int>(running);
+                prefixes[k] = static_cast<Out>(running);
                 running += scanned(j, k);
             }
             if (vectorAligned && first + 4 <= n) {
-                *reinterpret_cast<int4 *>(out + first) = make_int4(prefixes[0], prefixes[1], prefixes[2], prefixes[3]);
+                storeVector(out + first, prefixes);
             } else {
 #pragma unroll
                 for (int k = 0; k < 4; ++k) {
@@ -231,15 +300,16 @@ __global__ void __launch_bounds__(kThreads)
             }
         }
     } else {
-        const unsigned tileKept = sTileAggregate;
+        // Tile-local counts are below kTileItems, so 32 bits hold them for either Sum.
+        const unsigned tileKept = static_cast<unsigned>(sTileAggregate);
         const int warpOffset = static_cast<int>(warp) * kWarpItems;
 #pragma unroll
         for (int j = 0; j < kVectors; ++j) {
-            unsigned rank = sWarpPrefix[warp] + laneSums[j];  // kept items before this one in the tile
+            unsigned rank = static_cast<unsigned>(sWarpPrefix[warp] + laneSums[j]);  // kept items before this one in the tile
 #pragma unroll
             for (int k = 0; k < 4; ++k) {
                 const int local = warpOffset + j * 128 + static_cast<int>(lane) * 4 + k;
-                const unsigned kept = scanned(j, k);
+                const unsigned kept = static_cast<unsigned>(scanned(j, k));
                 if (kept) {
                     sStage[rank] = items[j][k];
                 } else if (M == Mode::Partition && tileBase + local < n) {
@@ -249,7 +319,7 @@ __global__ void __launch_bounds__(kThreads)
             }
         }
         __syncthreads();
-        const long long keptBefore = sTilePrefix;
+        const long long keptBefore = static_cast<long long>(sTilePrefix);
         for (unsigned s = threadIdx.x; s < tileKept; s += kThreads) out[keptBefore + s] = sStage[s];
         if constexpr (M == Mode::Partition) {
             const long long tileItems = n - tileBase < kTileItems ? n - tileBase : kTileItems;
@@ -263,8 +333,8 @@ __global__ void __launch_bounds__(kThreads)
 
 // The partition fix-up: reverses data[k, n) in place, k read on the device. A
 // grid-stride loop over the (n - k) / 2 swaps with a grid sized to fill the GPU once, so
-// no blocks are launched only to find that their elements were kept. Count is int, or
-// long long for the 64-bit API (large.h).
+// no blocks are launched only to find that their elements were kept. Count is int (for
+// cub::DevicePartition's count) or long long.
 template <typename Count>
 __global__ void kernReverseRejected(Count n, int *data, const Count *keptCount) {
     const long long kept = *keptCount;
@@ -279,39 +349,56 @@ __global__ void kernReverseRejected(Count n, int *data, const Count *keptCount) 
     }
 }
 
-// [tile counter, kept count, one status word per tile]. Not a Common::Workspace: the
-// epochs in it must survive between calls, and releaseWorkspaces() would free it
-// behind this back end's back. Grows only; at most 8 bytes per tile.
-Common::DeviceBuffer<unsigned long long> tileWords;
-unsigned long long currentEpoch = kLastEpoch;  // forces the first call to clear the buffer
+// [tile counter, kept count, the tile status words] for one sum type. Not a
+// Common::Workspace: the epochs in it must survive between calls, and
+// releaseWorkspaces() would free it behind this back end's back. Grows only.
+struct TileStorage {
+    Common::DeviceBuffer<unsigned long long> words;
+    unsigned long long epoch = kLastEpoch;  // forces the first call to clear the buffer
+    unsigned madeAfterReset = 0;            // Common::deviceResets() when allocated
+};
+
+template <typename Sum>
+TileStorage &tileStorage() {
+    static TileStorage storage;
+    return storage;
+}
 
 // Untimed preparation: grows and clears the tile words when needed, and takes this
-// call's epoch. A clear happens on growth and once every 2^30 - 1 calls.
-TileState prepareTiles(int n) {
-    const unsigned int numTiles = static_cast<unsigned int>((static_cast<long long>(n) + kTileItems - 1) / kTileItems);
-    const std::size_t words = 2 + static_cast<std::size_t>(numTiles);
-    if (words > tileWords.size() || currentEpoch == kLastEpoch) {
-        tileWords.reserve(words < 4096 ? 4096 : words);
-        tileWords.fillBytes(0, tileWords.size());
-        currentEpoch = 0;
+// call's epoch. A clear happens on growth, after a device reset (which freed the
+// words) and once every 2^30 - 1 calls.
+template <typename Sum>
+TileState<Sum> prepareTiles(long long n) {
+    const auto numTiles = static_cast<unsigned int>((n + kTileItems - 1) / kTileItems);
+    const std::size_t words = 2 + TileStatus<Sum>::kWordsPerTile * static_cast<std::size_t>(numTiles);
+    TileStorage &storage = tileStorage<Sum>();
+    if (storage.madeAfterReset != Common::deviceResets()) {
+        storage.words.forget();
+        storage.madeAfterReset = Common::deviceResets();
     }
-    ++currentEpoch;
-    unsigned long long *base = tileWords.get();
-    return {base + 2, reinterpret_cast<unsigned int *>(base), reinterpret_cast<int *>(base + 1), currentEpoch, numTiles};
+    if (words > storage.words.size() || storage.epoch == kLastEpoch) {
+        storage.words.reserve(words < 4096 ? 4096 : words);
+        storage.words.fillBytes(0, storage.words.size());
+        storage.epoch = 0;
+    }
+    ++storage.epoch;
+    unsigned long long *base = storage.words.get();
+    return {{base + 2, storage.epoch}, reinterpret_cast<unsigned int *>(base), reinterpret_cast<long long *>(base + 1),
+            numTiles};
 }
 
 bool aligned16(const void *ptr) { return reinterpret_cast<std::uintptr_t>(ptr) % 16 == 0; }
 
-template <Mode M>
-void launchTiles(int n, int *dOut, const int *dIn, Predicate keep, const TileState &state) {
+template <Mode M, typename Sum, typename Out>
+void launchTiles(long long n, Out *dOut, const int *dIn, Predicate keep, const TileState<Sum> &state) {
     const bool vectorAligned = aligned16(dIn) && aligned16(dOut);
     kernDecoupledTile<M><<<state.numTiles, kThreads>>>(n, dOut, dIn, keep, state, vectorAligned);
     SC_CHECK_LAUNCH("kernDecoupledTile");
 }
 
-int downloadCount(const int *dCount) {
-    int count = 0;
-    SC_CUDA_CHECK(cudaMemcpy(&count, dCount, sizeof(int), cudaMemcpyDeviceToHost));
+long long downloadCount(const long long *dCount) {
+    long long count = 0;
+    SC_CUDA_CHECK(cudaMemcpy(&count, dCount, sizeof count, cudaMemcpyDeviceToHost));
     return count;
 }
 
@@ -334,6 +421,38 @@ void launchReversal(Count n, int *dData, const Count *dKeptCount) {
     SC_CHECK_LAUNCH("kernReverseRejected");
 }
 
+// The three operations, each written once: Sum = unsigned for the course's API,
+// unsigned long long for the 64-bit one. The caller names the operation.
+template <typename Sum, typename Out>
+void scanOnDevice(long long n, Out *dOut, const int *dIn) {
+    const TileState<Sum> state = prepareTiles<Sum>(n);
+    timer().startGpuTimer();
+    if (n > 0) launchTiles<Mode::Scan>(n, dOut, dIn, Predicate::nonZero(), state);
+    timer().endGpuTimer();
+}
+
+template <typename Sum>
+long long compactOnDevice(long long n, int *dOut, const int *dIn, Predicate keep) {
+    const TileState<Sum> state = prepareTiles<Sum>(n);
+    timer().startGpuTimer();
+    if (n > 0) launchTiles<Mode::Compact>(n, dOut, dIn, keep, state);
+    timer().endGpuTimer();
+    return n > 0 ? downloadCount(state.keptCount) : 0;
+}
+
+template <typename Sum>
+long long partitionOnDevice(long long n, int *dOut, const int *dIn, Predicate keep) {
+    const TileState<Sum> state = prepareTiles<Sum>(n);
+    reversalBlocks(n);  // the device query, before the timer
+    timer().startGpuTimer();
+    if (n > 0) {
+        launchTiles<Mode::Partition>(n, dOut, dIn, keep, state);
+        launchReversal(n, dOut, state.keptCount);
+    }
+    timer().endGpuTimer();
+    return n > 0 ? downloadCount(state.keptCount) : 0;
+}
+
 }  // namespace
 
 void reverseRejected(int n, int *dData, const int *dKeptCount) { launchReversal(n, dData, dKeptCount); }
@@ -342,33 +461,40 @@ void reverseRejected(long long n, int *dData, const long long *dKeptCount) { lau
 
 void scanDevice(int n, int *dOut, const int *dIn) {
     Common::Operation operation("decoupled", "scan", n);
-    const TileState state = prepareTiles(n);
-    timer().startGpuTimer();
-    if (n > 0) launchTiles<Mode::Scan>(n, dOut, dIn, Predicate::nonZero(), state);
-    timer().endGpuTimer();
+    scanOnDevice<unsigned>(n, dOut, dIn);
 }
 
 int compactDevice(int n, int *dOut, const int *dIn, Predicate keep) {
     Common::Operation operation("decoupled", "compact", n);
-    const TileState state = prepareTiles(n);
-    timer().startGpuTimer();
-    if (n > 0) launchTiles<Mode::Compact>(n, dOut, dIn, keep, state);
-    timer().endGpuTimer();
-    return n > 0 ? downloadCount(state.keptCount) : 0;
+    return static_cast<int>(compactOnDevice<unsigned>(n, dOut, dIn, keep));
 }
 
 int partitionDevice(int n, int *dOut, const int *dIn, Predicate keep) {
     Common::Operation operation("decoupled", "partition", n);
-    const TileState state = prepareTiles(n);
-    reversalBlocks(n);  // the device query, before the timer
-    timer().startGpuTimer();
-    if (n > 0) {
-        launchTiles<Mode::Partition>(n, dOut, dIn, keep, state);
-        reverseRejected(n, dOut, state.keptCount);
-    }
-    timer().endGpuTimer();
-    return n > 0 ? downloadCount(state.keptCount) : 0;
+    return static_cast<int>(partitionOnDevice<unsigned>(n, dOut, dIn, keep));
 }
+
+namespace Large {
+
+void scan(std::size_t n, long long *dOut, const int *dIn) {
+    const auto items = static_cast<long long>(n);
+    Common::Operation operation("decoupled", "scan (64-bit)", items);
+    scanOnDevice<unsigned long long>(items, dOut, dIn);
+}
+
+std::size_t compact(std::size_t n, int *dOut, const int *dIn, Predicate keep) {
+    const auto items = static_cast<long long>(n);
+    Common::Operation operation("decoupled", "compact (64-bit)", items);
+    return static_cast<std::size_t>(compactOnDevice<unsigned long long>(items, dOut, dIn, keep));
+}
+
+std::size_t partition(std::size_t n, int *dOut, const int *dIn, Predicate keep) {
+    const auto items = static_cast<long long>(n);
+    Common::Operation operation("decoupled", "partition (64-bit)", items);
+    return static_cast<std::size_t>(partitionOnDevice<unsigned long long>(items, dOut, dIn, keep));
+}
+
+}  // namespace Large
 
 void scan(int n, int *odata, const int *idata) {
     Common::Operation operation("decoupled", "scan", n);

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <random>
 #include <string>
 #include <vector>
@@ -105,6 +106,7 @@ int main(int argc, char **argv) {
     fmt::print("sc_stress: {} cases, seed {}, sizes up to 2^{}, back ends:", cases, seed, maxLog2);
     for (const Backend *backend : backends) fmt::print(" {}", backend->name);
     fmt::print("{}\n", gpu ? "" : " (no CUDA device: GPU back ends skipped)");
+    std::fflush(stdout);
 
     std::mt19937_64 rng(seed);
     long long passed = 0, failed = 0;
@@ -143,6 +145,10 @@ int main(int argc, char **argv) {
             }
         }
         StreamCompaction::Common::releaseWorkspaces();
+        if ((i + 1) % 250 == 0 && i + 1 < cases) {  // progress, flushed: a run cut short shows how far it got
+            fmt::print("{} cases: {} passed, {} failed\n", i + 1, passed, failed);
+            std::fflush(stdout);
+        }
     }
     fmt::print("{} passed, {} failed\n", passed, failed);
     return failed == 0 ? 0 : 1;

@@ -1,4 +1,4 @@
-// The 64-bit-size API (large.h) of the CPU, Thrust and CUB back ends: every operation
+// The 64-bit-size API (large.h) of the CPU, Thrust, CUB and decoupled back ends: every operation
 // against the independent references at the edge sizes, with poisoned outputs; scans
 // whose int32 sums overflow; and, on a GPU with enough free memory, every operation at
 // n = 2^31 + 17, checked by streaming passes over the input instead of reference arrays.
@@ -19,6 +19,7 @@
 
 #include <stream_compaction/cpu.h>
 #include <stream_compaction/cub.h>
+#include <stream_compaction/decoupled.h>
 #include <stream_compaction/large.h>
 #include <stream_compaction/thrust.h>
 
@@ -36,7 +37,7 @@ struct LargeBackend {
     void (*scan)(std::size_t, long long *, const int *);
     std::size_t (*compact)(std::size_t, int *, const int *, Predicate);
     std::size_t (*partition)(std::size_t, int *, const int *, Predicate);
-    void (*sort)(std::size_t, int *, const int *);
+    void (*sort)(std::size_t, int *, const int *);  // nullptr: no sort
 };
 
 void PrintTo(const LargeBackend &backend, std::ostream *os) { *os << backend.name; }
@@ -47,6 +48,8 @@ const LargeBackend kThrust = {"thrust", true, Thrust::timer, Thrust::Large::scan
                               Thrust::Large::partition, Thrust::Large::sort};
 const LargeBackend kCub = {"cub", true, Cub::timer, Cub::Large::scan, Cub::Large::compact, Cub::Large::partition,
                            Cub::Large::sort};
+const LargeBackend kDecoupled = {"decoupled", true, Decoupled::timer, Decoupled::Large::scan, Decoupled::Large::compact,
+                                 Decoupled::Large::partition, nullptr};
 
 const std::vector<std::size_t> kEdgeSizes = {0, 1, 2, 3, 31, 32, 33, 1000, 1 << 16, (1 << 20) + 1};
 
@@ -134,6 +137,7 @@ TEST_P(LargeEdgeTest, Partition) {
 }
 
 TEST_P(LargeEdgeTest, Sort) {
+    if (backend_.sort == nullptr) GTEST_SKIP() << backend_.name << " has no sort";
     const auto output = runPoisoned<int>(backend_, input_, [&](int *out, const int *in) {
         backend_.sort(n_, out, in);
     });
@@ -145,7 +149,7 @@ std::string edgeCaseName(const testing::TestParamInfo<std::tuple<LargeBackend, s
 }
 
 INSTANTIATE_TEST_SUITE_P(EdgeSizes, LargeEdgeTest,
-                         testing::Combine(testing::Values(kCpu, kThrust, kCub), testing::ValuesIn(kEdgeSizes)),
+                         testing::Combine(testing::Values(kCpu, kThrust, kCub, kDecoupled), testing::ValuesIn(kEdgeSizes)),
                          edgeCaseName);
 
 class LargeBackendTest : public ::testing::TestWithParam<LargeBackend> {};
@@ -170,7 +174,7 @@ TEST_P(LargeBackendTest, ScanIsExactWhereInt32SumsOverflow) {
     EXPECT_EQ(output, want);
 }
 
-INSTANTIATE_TEST_SUITE_P(Backends, LargeBackendTest, testing::Values(kCpu, kThrust, kCub),
+INSTANTIATE_TEST_SUITE_P(Backends, LargeBackendTest, testing::Values(kCpu, kThrust, kCub, kDecoupled),
                          [](const testing::TestParamInfo<LargeBackend> &info) { return std::string(info.param.name); });
 
 // ---- n = 2^31 + 17 on the GPU -------------------------------------------------------
@@ -314,6 +318,7 @@ TEST_P(LargeHugeTest, EveryOperationPast2To31) {
     dOut.download(output.data(), n);
     EXPECT_TRUE(splitMatches(input, positive, output, kept, true));
 
+    if (backend.sort == nullptr) return;
     dOut.fillBytes(0xCD, n);
     backend.sort(n, dOut.get(), dIn.get());
     EXPECT_GT(backend.timer().getGpuElapsedTimeForPreviousOperation(), 0.0f);
@@ -324,7 +329,7 @@ TEST_P(LargeHugeTest, EveryOperationPast2To31) {
 // The sizes: just past 2^31 (int32 counts overflow) and just past 2^32 (uint32
 // counts overflow).
 INSTANTIATE_TEST_SUITE_P(Gpu, LargeHugeTest,
-                         testing::Combine(testing::Values(kThrust, kCub),
+                         testing::Combine(testing::Values(kThrust, kCub, kDecoupled),
                                           testing::Values((std::size_t{1} << 31) + 17, (std::size_t{1} << 32) + 3)),
                          [](const testing::TestParamInfo<std::tuple<LargeBackend, std::size_t>> &info) {
                              return std::string(std::get<0>(info.param).name) + "_n" +

@@ -340,7 +340,7 @@ TEST(SkipDecision, Past2To31Minus1OnlyBackEndsWith64BitEntryPointsRun) {
 TEST(Sweep, SizesPast2To31Minus1SkipThe32BitBackEnds) {
     Options options;
     std::string errors;
-    ASSERT_EQ(parseArgs({"--sizes", "2^31:2^33", "--backends", "naive,efficient,textbook,radix,shared,decoupled",
+    ASSERT_EQ(parseArgs({"--sizes", "2^31:2^33", "--backends", "naive,efficient,textbook,radix,onesweep,shared",
                          "--block-sizes", "128,256", "--no-npot", "--format", "csv", "--quiet"},
                         options, errors),
               -1)
@@ -368,9 +368,9 @@ TEST(Sweep, SizesPast2To31Minus1SkipThe32BitBackEnds) {
         EXPECT_EQ(row.back(), "n > 2^31 - 1") << line;
         ++rows;
     }
-    // scan: naive, efficient, shared, decoupled; compact: efficient, textbook, shared,
-    // decoupled; partition: textbook, decoupled; sort: radix. 3 sizes, 2 block sizes.
-    EXPECT_EQ(rows, 11 * 3 * 2);
+    // scan: naive, efficient, shared; compact: efficient, textbook, shared; partition:
+    // textbook; sort: radix, onesweep. 3 sizes, 2 block sizes.
+    EXPECT_EQ(rows, 9 * 3 * 2);
 }
 
 // A size whose CPU side does not fit in the host's available memory is skipped cell by

@@ -216,6 +216,23 @@ auto onDeviceCopies(int n, int *odata, const int *idata, DeviceCall call) {
 }
 
 /**
+ * A compaction of n elements run as compactions of at most `chunk` elements, each
+ * writing after the last: `selectChunk(first, count, written)` compacts elements
+ * [first, first + count) to output position `written` and returns how many it kept.
+ * Returns the total kept. The 64-bit API uses it where a library's own compaction
+ * fails past 2^31 - 1 kept elements (thrust.cu, cub.cu).
+ */
+template <typename SelectChunk>
+std::size_t selectInChunks(std::size_t n, std::size_t chunk, SelectChunk selectChunk) {
+    std::size_t written = 0;
+    for (std::size_t first = 0; first < n; first += chunk) {
+        const std::size_t count = n - first < chunk ? n - first : chunk;
+        written += selectChunk(first, count, written);
+    }
+    return written;
+}
+
+/**
  * Grow-only device scratch that a back end keeps across calls, so that a timed call
  * never allocates (the first, untimed warm-up call does). releaseWorkspaces() frees
  * every workspace, e.g. between the cells of a sweep.

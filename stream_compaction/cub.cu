@@ -53,8 +53,8 @@ Count downloadCount(const Count *dCount) {
 }
 
 // The device calls, each written once and templated on the count type: int for the
-// course's API, long long for the 64-bit one (large.h; signed, the type of CUB's own
-// 64-bit select offsets and of the kept count that the partition fix-up reads). A scan
+// course's API, long long for the 64-bit one's scan and sort (large.h; the 64-bit
+// compaction and partition are below, in chunks). A scan
 // accumulates in the type of its initial value, Sum, so long long outputs get exact sums.
 template <typename Count, typename Sum>
 void scanOnDevice(Count n, Sum *dOut, const int *dIn) {
@@ -87,6 +87,40 @@ Count partitionOnDevice(Count n, int *dOut, const int *dIn, Predicate keep) {
     }
     timer().endGpuTimer();
     return n > 0 ? downloadCount(count) : 0;
+}
+
+// cub::DeviceSelect::If (CUB 3.0) with 64-bit num_items fails with an illegal address
+// when it keeps more than 2^31 - 1 elements (on the H200 at n = 2^31 + 17 with nearly all
+// kept, results/h200/large-tests-cub.txt), like Thrust's copy_if. So the 64-bit API runs
+// it over chunks of at most 2^30 elements, each writing after the last, with the count
+// read back after each; a stable partition is two such passes, the kept elements and
+// after them the rejected ones. Storage for the largest chunk is reserved first.
+constexpr std::size_t kLargeChunk = std::size_t{1} << 30;
+
+template <typename Select>
+auto selectChunkCall(const int *dIn, int *dOut, int *count, std::size_t items, Select select) {
+    return [=](void *storage, std::size_t &bytes) {
+        return cub::DeviceSelect::If(storage, bytes, dIn, dOut, count, static_cast<int>(items), select);
+    };
+}
+
+// Reserves storage for a chunk of `items` with either select, before the timer.
+void *reserveChunkStorage(std::size_t items, Predicate keep, std::size_t &bytes) {
+    std::size_t keptBytes = 0, rejectedBytes = 0;
+    SC_CUDA_CHECK(selectChunkCall(nullptr, nullptr, nullptr, items, keep)(nullptr, keptBytes));
+    SC_CUDA_CHECK(selectChunkCall(nullptr, nullptr, nullptr, items, Rejects{keep})(nullptr, rejectedBytes));
+    bytes = keptBytes > rejectedBytes ? keptBytes : rejectedBytes;
+    return temporaryStorage.reserve<unsigned char>(bytes);
+}
+
+template <typename Select>
+std::size_t selectInChunks(std::size_t n, int *dOut, const int *dIn, Select select, void *storage, std::size_t bytes) {
+    int *count = keptCount.reserve<int>(1);
+    return Common::selectInChunks(n, kLargeChunk, [&](std::size_t first, std::size_t items, std::size_t written) {
+        std::size_t chunkBytes = bytes;
+        SC_CUDA_CHECK(selectChunkCall(dIn + first, dOut + written, count, items, select)(storage, chunkBytes));
+        return static_cast<std::size_t>(downloadCount(count));
+    });
 }
 
 template <typename Count>
@@ -127,15 +161,24 @@ void scan(std::size_t n, long long *dOut, const int *dIn) {
 }
 
 std::size_t compact(std::size_t n, int *dOut, const int *dIn, Predicate keep) {
-    const auto items = static_cast<long long>(n);
-    Common::Operation operation("cub", "compact (64-bit)", items);
-    return static_cast<std::size_t>(compactOnDevice(items, dOut, dIn, keep));
+    Common::Operation operation("cub", "compact (64-bit)", static_cast<long long>(n));
+    std::size_t bytes = 0;
+    void *storage = n > 0 ? reserveChunkStorage(n < kLargeChunk ? n : kLargeChunk, keep, bytes) : nullptr;
+    timer().startGpuTimer();
+    const std::size_t kept = selectInChunks(n, dOut, dIn, keep, storage, bytes);
+    timer().endGpuTimer();
+    return kept;
 }
 
 std::size_t partition(std::size_t n, int *dOut, const int *dIn, Predicate keep) {
-    const auto items = static_cast<long long>(n);
-    Common::Operation operation("cub", "partition (64-bit)", items);
-    return static_cast<std::size_t>(partitionOnDevice(items, dOut, dIn, keep));
+    Common::Operation operation("cub", "partition (64-bit)", static_cast<long long>(n));
+    std::size_t bytes = 0;
+    void *storage = n > 0 ? reserveChunkStorage(n < kLargeChunk ? n : kLargeChunk, keep, bytes) : nullptr;
+    timer().startGpuTimer();
+    const std::size_t kept = selectInChunks(n, dOut, dIn, keep, storage, bytes);
+    selectInChunks(n, dOut + kept, dIn, Rejects{keep}, storage, bytes);
+    timer().endGpuTimer();
+    return kept;
 }
 
 void sort(std::size_t n, int *dOut, const int *dIn) {

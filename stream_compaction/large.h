@@ -36,8 +36,11 @@ std::size_t partition(std::size_t n, int *dOut, const int *dIn, Predicate keep =
 void sort(std::size_t n, int *dOut, const int *dIn);
 }  // namespace Thrust::Large
 
-// CUB 3.0 takes 64-bit num_items in all four calls used here (DeviceScan::ExclusiveScan,
-// DeviceSelect::If, DevicePartition::If, DeviceRadixSort::SortKeys), so nothing is chunked.
+// Thrust's copy_if and CUB's DeviceSelect::If (CCCL 3.0) take 64-bit counts but fail
+// with an illegal address once they keep more than 2^31 - 1 elements (measured on the
+// H200), so their 64-bit compaction and partition run in chunks of 2^30 elements (a
+// partition as two compactions: the kept elements, then the rejected ones); scan and
+// sort take the whole array in one call.
 namespace Cub::Large {
 void scan(std::size_t n, long long *dOut, const int *dIn);
 std::size_t compact(std::size_t n, int *dOut, const int *dIn, Predicate keep = Predicate::nonZero());

@@ -41,4 +41,10 @@ struct Predicate {
     }
 };
 
+/** The complement of a predicate: true for the elements `keep` rejects. */
+struct Rejects {
+    Predicate keep;
+    SC_HOST_DEVICE bool operator()(int v) const { return !keep(v); }
+};
+
 }  // namespace StreamCompaction

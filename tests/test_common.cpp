@@ -1,6 +1,7 @@
 // Common pieces: log helpers, the timer's rules, block-size validation, error messages.
 
 #include <stdexcept>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -26,6 +27,36 @@ TEST(Log2, FloorAndCeiling) {
     EXPECT_EQ(ilog2ceil(3), 2);
     EXPECT_EQ(ilog2ceil((1 << 20) + 1), 21);
     EXPECT_EQ(ilog2ceil(0x7fffffff), 31);
+}
+
+// The chunked compaction that the 64-bit API runs Thrust's and CUB's selects through:
+// a host model of a chunk's select (keep the even values) shows every chunk reading
+// its own elements and writing right after the previous chunk's output.
+TEST(SelectInChunks, ChunksWriteOneAfterAnother) {
+    for (std::size_t n : {0, 1, 6, 7, 8, 100}) {
+        std::vector<int> input(n);
+        for (std::size_t i = 0; i < n; ++i) input[i] = static_cast<int>(i * 7 % 11);
+        std::vector<int> want;
+        for (int v : input) {
+            if (v % 2 == 0) want.push_back(v);
+        }
+        std::vector<int> output(n, -1);
+        std::size_t calls = 0;
+        const std::size_t kept =
+            StreamCompaction::Common::selectInChunks(n, 3, [&](std::size_t first, std::size_t count, std::size_t written) {
+                EXPECT_LE(count, 3u);
+                EXPECT_EQ(first, 3 * calls++);
+                std::size_t chunkKept = 0;
+                for (std::size_t i = first; i < first + count; ++i) {
+                    if (input[i] % 2 == 0) output[written + chunkKept++] = input[i];
+                }
+                return chunkKept;
+            });
+        EXPECT_EQ(calls, (n + 2) / 3) << "n = " << n;
+        ASSERT_EQ(kept, want.size()) << "n = " << n;
+        output.resize(kept);
+        EXPECT_EQ(output, want) << "n = " << n;
+    }
 }
 
 TEST(PerformanceTimer, CpuMisuseThrows) {

@@ -94,7 +94,7 @@ Count partitionOnDevice(Count n, int *dOut, const int *dIn, Predicate keep) {
 // kept, results/h200/large-tests-cub.txt), like Thrust's copy_if. So the 64-bit API runs
 // it over chunks of at most 2^30 elements, each writing after the last, with the count
 // read back after each; a stable partition is two such passes, the kept elements and
-// after them the rejected ones. Storage for the largest chunk is reserved first.
+// after them the rejected ones.
 constexpr std::size_t kLargeChunk = std::size_t{1} << 30;
 
 template <typename Select>
@@ -104,22 +104,34 @@ auto selectChunkCall(const int *dIn, int *dOut, int *count, std::size_t items, S
     };
 }
 
-// Reserves storage for a chunk of `items` with either select, before the timer.
-void *reserveChunkStorage(std::size_t items, Predicate keep, std::size_t &bytes) {
+// What the chunked selects use, reserved before the timer: temporary storage for a
+// chunk of the largest size with either select, and the count each chunk writes.
+struct ChunkStorage {
+    void *storage = nullptr;
+    std::size_t bytes = 0;
+    int *count = nullptr;
+};
+
+ChunkStorage reserveChunkStorage(std::size_t n, Predicate keep) {
+    ChunkStorage reserved;
+    if (n == 0) return reserved;
+    const std::size_t items = n < kLargeChunk ? n : kLargeChunk;
     std::size_t keptBytes = 0, rejectedBytes = 0;
     SC_CUDA_CHECK(selectChunkCall(nullptr, nullptr, nullptr, items, keep)(nullptr, keptBytes));
     SC_CUDA_CHECK(selectChunkCall(nullptr, nullptr, nullptr, items, Rejects{keep})(nullptr, rejectedBytes));
-    bytes = keptBytes > rejectedBytes ? keptBytes : rejectedBytes;
-    return temporaryStorage.reserve<unsigned char>(bytes);
+    reserved.bytes = keptBytes > rejectedBytes ? keptBytes : rejectedBytes;
+    reserved.storage = temporaryStorage.reserve<unsigned char>(reserved.bytes);
+    reserved.count = keptCount.reserve<int>(1);
+    return reserved;
 }
 
 template <typename Select>
-std::size_t selectInChunks(std::size_t n, int *dOut, const int *dIn, Select select, void *storage, std::size_t bytes) {
-    int *count = keptCount.reserve<int>(1);
+std::size_t selectIfInChunks(std::size_t n, int *dOut, const int *dIn, Select select, const ChunkStorage &reserved) {
     return Common::selectInChunks(n, kLargeChunk, [&](std::size_t first, std::size_t items, std::size_t written) {
-        std::size_t chunkBytes = bytes;
-        SC_CUDA_CHECK(selectChunkCall(dIn + first, dOut + written, count, items, select)(storage, chunkBytes));
-        return static_cast<std::size_t>(downloadCount(count));
+        std::size_t bytes = reserved.bytes;
+        const auto call = selectChunkCall(dIn + first, dOut + written, reserved.count, items, select);
+        SC_CUDA_CHECK(call(reserved.storage, bytes));
+        return static_cast<std::size_t>(downloadCount(reserved.count));
     });
 }
 
@@ -162,21 +174,19 @@ void scan(std::size_t n, long long *dOut, const int *dIn) {
 
 std::size_t compact(std::size_t n, int *dOut, const int *dIn, Predicate keep) {
     Common::Operation operation("cub", "compact (64-bit)", static_cast<long long>(n));
-    std::size_t bytes = 0;
-    void *storage = n > 0 ? reserveChunkStorage(n < kLargeChunk ? n : kLargeChunk, keep, bytes) : nullptr;
+    const ChunkStorage reserved = reserveChunkStorage(n, keep);
     timer().startGpuTimer();
-    const std::size_t kept = selectInChunks(n, dOut, dIn, keep, storage, bytes);
+    const std::size_t kept = selectIfInChunks(n, dOut, dIn, keep, reserved);
     timer().endGpuTimer();
     return kept;
 }
 
 std::size_t partition(std::size_t n, int *dOut, const int *dIn, Predicate keep) {
     Common::Operation operation("cub", "partition (64-bit)", static_cast<long long>(n));
-    std::size_t bytes = 0;
-    void *storage = n > 0 ? reserveChunkStorage(n < kLargeChunk ? n : kLargeChunk, keep, bytes) : nullptr;
+    const ChunkStorage reserved = reserveChunkStorage(n, keep);
     timer().startGpuTimer();
-    const std::size_t kept = selectInChunks(n, dOut, dIn, keep, storage, bytes);
-    selectInChunks(n, dOut + kept, dIn, Rejects{keep}, storage, bytes);
+    const std::size_t kept = selectIfInChunks(n, dOut, dIn, keep, reserved);
+    selectIfInChunks(n, dOut + kept, dIn, Rejects{keep}, reserved);
     timer().endGpuTimer();
     return kept;
 }

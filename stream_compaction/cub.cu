@@ -45,48 +45,21 @@ void timedCubCall(Count n, CubCall call) {
     timer().endGpuTimer();
 }
 
-template <typename Count>
-Count downloadCount(const Count *dCount) {
-    Count count = 0;
-    SC_CUDA_CHECK(cudaMemcpy(&count, dCount, sizeof(Count), cudaMemcpyDeviceToHost));
+int downloadCount(const int *dCount) {
+    int count = 0;
+    SC_CUDA_CHECK(cudaMemcpy(&count, dCount, sizeof count, cudaMemcpyDeviceToHost));
     return count;
 }
 
-// The device calls, each written once and templated on the count type: int for the
-// course's API, long long for the 64-bit one's scan and sort (large.h; the 64-bit
-// compaction and partition are below, in chunks). A scan
-// accumulates in the type of its initial value, Sum, so long long outputs get exact sums.
+// Scan and sort, each written once and templated on the count type: int for the
+// course's API, long long for the 64-bit one (large.h; its compaction and partition
+// are below, in chunks). A scan accumulates in the type of its initial value, Sum, so
+// long long outputs get exact sums.
 template <typename Count, typename Sum>
 void scanOnDevice(Count n, Sum *dOut, const int *dIn) {
     timedCubCall(n, [&](void *storage, std::size_t &bytes) {
         return cub::DeviceScan::ExclusiveScan(storage, bytes, dIn, dOut, ::cuda::std::plus<>{}, Sum{0}, n);
     });
-}
-
-template <typename Count>
-Count compactOnDevice(Count n, int *dOut, const int *dIn, Predicate keep) {
-    Count *count = keptCount.reserve<Count>(1);
-    timedCubCall(n, [&](void *storage, std::size_t &bytes) {
-        return cub::DeviceSelect::If(storage, bytes, dIn, dOut, count, n, keep);
-    });
-    return n > 0 ? downloadCount(count) : 0;
-}
-
-template <typename Count>
-Count partitionOnDevice(Count n, int *dOut, const int *dIn, Predicate keep) {
-    Count *count = keptCount.reserve<Count>(1);
-    auto call = [&](void *storage, std::size_t &bytes) {
-        return cub::DevicePartition::If(storage, bytes, dIn, dOut, count, n, keep);
-    };
-    std::size_t bytes = 0;
-    void *storage = n > 0 ? reserveStorage(call, bytes) : nullptr;
-    timer().startGpuTimer();
-    if (n > 0) {
-        SC_CUDA_CHECK(call(storage, bytes));
-        Decoupled::reverseRejected(n, dOut, count);  // CUB's reversed tail back into input order
-    }
-    timer().endGpuTimer();
-    return n > 0 ? downloadCount(count) : 0;
 }
 
 // cub::DeviceSelect::If (CUB 3.0) with 64-bit num_items fails with an illegal address
@@ -151,12 +124,28 @@ void scanDevice(int n, int *dOut, const int *dIn) {
 
 int compactDevice(int n, int *dOut, const int *dIn, Predicate keep) {
     Common::Operation operation("cub", "compact", n);
-    return compactOnDevice(n, dOut, dIn, keep);
+    int *count = keptCount.reserve<int>(1);
+    timedCubCall(n, [&](void *storage, std::size_t &bytes) {
+        return cub::DeviceSelect::If(storage, bytes, dIn, dOut, count, n, keep);
+    });
+    return n > 0 ? downloadCount(count) : 0;
 }
 
 int partitionDevice(int n, int *dOut, const int *dIn, Predicate keep) {
     Common::Operation operation("cub", "partition", n);
-    return partitionOnDevice(n, dOut, dIn, keep);
+    int *count = keptCount.reserve<int>(1);
+    auto call = [&](void *storage, std::size_t &bytes) {
+        return cub::DevicePartition::If(storage, bytes, dIn, dOut, count, n, keep);
+    };
+    std::size_t bytes = 0;
+    void *storage = n > 0 ? reserveStorage(call, bytes) : nullptr;
+    timer().startGpuTimer();
+    if (n > 0) {
+        SC_CUDA_CHECK(call(storage, bytes));
+        Decoupled::reverseRejected(n, dOut, count);  // CUB's reversed tail back into input order
+    }
+    timer().endGpuTimer();
+    return n > 0 ? downloadCount(count) : 0;
 }
 
 void sortDevice(int n, int *dOut, const int *dIn) {

@@ -93,8 +93,8 @@ struct TileStatus<unsigned long long> {
         StatusRef(own[0]).store((epoch << 2) | flag, cuda::memory_order_release);
     }
     __device__ unsigned wait(int tile, unsigned long long &value) const {
-        const unsigned long long *own = words + 3 * static_cast<long long>(tile);
-        const StatusRef status(*const_cast<unsigned long long *>(own));
+        unsigned long long *own = words + 3 * static_cast<long long>(tile);
+        const StatusRef status(own[0]);
         unsigned long long word;
         do {
             word = status.load(cuda::memory_order_acquire);
@@ -333,8 +333,8 @@ __global__ void __launch_bounds__(kThreads)
 
 // The partition fix-up: reverses data[k, n) in place, k read on the device. A
 // grid-stride loop over the (n - k) / 2 swaps with a grid sized to fill the GPU once, so
-// no blocks are launched only to find that their elements were kept. Count is int (for
-// cub::DevicePartition's count) or long long.
+// no blocks are launched only to find that their elements were kept. Count is int
+// (cub::DevicePartition's count, through reverseRejected) or long long (this back end's).
 template <typename Count>
 __global__ void kernReverseRejected(Count n, int *data, const Count *keptCount) {
     const long long kept = *keptCount;
@@ -456,8 +456,6 @@ long long partitionOnDevice(long long n, int *dOut, const int *dIn, Predicate ke
 }  // namespace
 
 void reverseRejected(int n, int *dData, const int *dKeptCount) { launchReversal(n, dData, dKeptCount); }
-
-void reverseRejected(long long n, int *dData, const long long *dKeptCount) { launchReversal(n, dData, dKeptCount); }
 
 void scanDevice(int n, int *dOut, const int *dIn) {
     Common::Operation operation("decoupled", "scan", n);

@@ -43,8 +43,5 @@ int partitionDevice(int n, int *dOut, const int *dIn, Predicate keep = Predicate
  */
 void reverseRejected(int n, int *dData, const int *dKeptCount);
 
-/** The same for the 64-bit API (large.h): a 64-bit n and kept count. */
-void reverseRejected(long long n, int *dData, const long long *dKeptCount);
-
 }  // namespace Decoupled
 }  // namespace StreamCompaction

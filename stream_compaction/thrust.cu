@@ -106,31 +106,14 @@ auto timedThrustCall(Call call) {
     }
 }
 
-// The device calls, each written once and templated on the count type: int for the
-// course's API, std::size_t for the 64-bit one's scan and sort (large.h; the 64-bit
-// compaction and partition are below, in chunks). A scan accumulates in the type
-// of its initial value, Sum, so long long outputs get exact sums.
+// Scan and sort, each written once and templated on the count type: int for the
+// course's API, std::size_t for the 64-bit one (large.h; its compaction and partition
+// are below, in chunks). A scan accumulates in the type of its initial value, Sum, so
+// long long outputs get exact sums.
 template <typename Count, typename Sum>
 void scanOnDevice(Count n, Sum *dOut, const int *dIn) {
     timedThrustCall(
         [&] { return thrust::exclusive_scan(thrust::cuda::par(temporaryStorage), dIn, dIn + n, dOut, Sum{0}); });
-}
-
-template <typename Count>
-Count compactOnDevice(Count n, int *dOut, const int *dIn, Predicate keep) {
-    int *end = timedThrustCall(
-        [&] { return thrust::copy_if(thrust::cuda::par(temporaryStorage), dIn, dIn + n, dOut, keep); });
-    return static_cast<Count>(end - dOut);
-}
-
-template <typename Count>
-Count partitionOnDevice(Count n, int *dOut, const int *dIn, Predicate keep) {
-    if (n == 0) return 0;
-    int *firstRejected = timedThrustCall([&] {
-        SC_CUDA_CHECK(cudaMemcpyAsync(dOut, dIn, n * sizeof(int), cudaMemcpyDeviceToDevice));
-        return thrust::stable_partition(thrust::cuda::par(temporaryStorage), dOut, dOut + n, keep);
-    });
-    return static_cast<Count>(firstRejected - dOut);
 }
 
 // thrust::copy_if (CCCL 3.0) fails with an illegal address when it keeps more than
@@ -169,12 +152,19 @@ void scanDevice(int n, int *dOut, const int *dIn) {
 
 int compactDevice(int n, int *dOut, const int *dIn, Predicate keep) {
     Common::Operation operation("thrust", "compact", n);
-    return compactOnDevice(n, dOut, dIn, keep);
+    int *end = timedThrustCall(
+        [&] { return thrust::copy_if(thrust::cuda::par(temporaryStorage), dIn, dIn + n, dOut, keep); });
+    return static_cast<int>(end - dOut);
 }
 
 int partitionDevice(int n, int *dOut, const int *dIn, Predicate keep) {
     Common::Operation operation("thrust", "partition", n);
-    return partitionOnDevice(n, dOut, dIn, keep);
+    if (n == 0) return 0;
+    int *firstRejected = timedThrustCall([&] {
+        SC_CUDA_CHECK(cudaMemcpyAsync(dOut, dIn, n * sizeof(int), cudaMemcpyDeviceToDevice));
+        return thrust::stable_partition(thrust::cuda::par(temporaryStorage), dOut, dOut + n, keep);
+    });
+    return static_cast<int>(firstRejected - dOut);
 }
 
 void sortDevice(int n, int *dOut, const int *dIn) {

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <fstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -255,6 +256,23 @@ TEST(Traffic, BytesPerOp) {
 }
 
 // Splits a CSV line with no quoted fields (a sweep's rows have none unless a note does).
+// Parses `args` (which must be accepted: a refusal fails the test and returns the
+// parser's status without running anything), runs the sweep with stdout captured, and
+// returns its exit status; `out` gets what it printed.
+int runSweepCapturing(std::vector<const char *> args, std::string &out) {
+    Options options;
+    std::string errors;
+    const int parsed = parseArgs(std::move(args), options, errors);
+    if (parsed != -1) {
+        ADD_FAILURE() << "arguments refused: " << errors;
+        return parsed;
+    }
+    testing::internal::CaptureStdout();
+    const int status = Harness::runSweep(options);
+    out = testing::internal::GetCapturedStdout();
+    return status;
+}
+
 std::vector<std::string> csvFields(const std::string &line) {
     std::vector<std::string> fields(1);
     for (char c : line) {
@@ -338,16 +356,10 @@ TEST(SkipDecision, Past2To31Minus1OnlyBackEndsWith64BitEntryPointsRun) {
 // Sizes past 2^31 - 1 with only 32-bit GPU back ends: every cell reads skipped, with no
 // GPU needed and nothing allocated (a 2^33-int input alone would be 32 GiB).
 TEST(Sweep, SizesPast2To31Minus1SkipThe32BitBackEnds) {
-    Options options;
-    std::string errors;
-    ASSERT_EQ(parseArgs({"--sizes", "2^31:2^33", "--backends", "naive,efficient,textbook,radix,onesweep,shared",
-                         "--block-sizes", "128,256", "--no-npot", "--format", "csv", "--quiet"},
-                        options, errors),
-              -1)
-        << errors;
-    testing::internal::CaptureStdout();
-    const int status = Harness::runSweep(options);
-    const std::string csv = testing::internal::GetCapturedStdout();
+    std::string csv;
+    const int status = runSweepCapturing({"--sizes", "2^31:2^33", "--backends", "naive,efficient,textbook,radix,onesweep,shared",
+                                          "--block-sizes", "128,256", "--no-npot", "--format", "csv", "--quiet"},
+                                         csv);
     EXPECT_EQ(status, 0) << csv;
     std::vector<std::string> header;
     int rows = 0;
@@ -376,15 +388,9 @@ TEST(Sweep, SizesPast2To31Minus1SkipThe32BitBackEnds) {
 // A size whose CPU side does not fit in the host's available memory is skipped cell by
 // cell, saying how much it needed, and nothing is allocated (2^33 ints: 256 GiB).
 TEST(Sweep, ACellThatDoesNotFitInHostMemoryIsSkippedSayingHowMuch) {
-    Options options;
-    std::string errors;
-    ASSERT_EQ(parseArgs({"--sizes", "2^33", "--backends", "cpu", "--ops", "scan,sort", "--format", "csv", "--quiet"},
-                        options, errors),
-              -1)
-        << errors;
-    testing::internal::CaptureStdout();
-    const int status = Harness::runSweep(options);
-    const std::string csv = testing::internal::GetCapturedStdout();
+    std::string csv;
+    const int status =
+        runSweepCapturing({"--sizes", "2^33", "--backends", "cpu", "--ops", "scan,sort", "--format", "csv", "--quiet"}, csv);
     EXPECT_EQ(status, 0) << csv;
     int skipped = 0;
     for (std::size_t start = 0, end; start < csv.size(); start = end + 1) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <optional>
 #include <stdexcept>
 
@@ -58,23 +59,21 @@ std::string joined64BitBackendNames() {
     return joined(names);
 }
 
-// A whole number written plainly ("128", not "128.0" or " 128"), or -1.
-int parseCount(const std::string &text) {
-    try {
-        std::size_t used = 0;
-        int value = std::stoi(text, &used);
-        return used == text.size() && std::isdigit(static_cast<unsigned char>(text[0])) ? value : -1;
-    } catch (const std::exception &) {
-        return -1;
-    }
+// A whole number written plainly in decimal: "128", "-5"; not "+128", "0x80", "128.0",
+// " 128" or past T's range. A leading 0 is decimal too ("0256" is 256).
+template <typename T>
+std::optional<T> parseDecimal(const std::string &text) {
+    T value{};
+    const char *end = text.data() + text.size();
+    const auto [stop, error] = std::from_chars(text.data(), end, value);
+    if (text.empty() || error != std::errc() || stop != end) return std::nullopt;
+    return value;
 }
 
-// A whole number, perhaps negative ("-5"), written plainly; nothing otherwise.
-std::optional<int> parseSigned(const std::string &text) {
-    const bool negative = !text.empty() && text[0] == '-';
-    const int magnitude = parseCount(negative ? text.substr(1) : text);
-    if (magnitude < 0) return std::nullopt;
-    return negative ? -magnitude : magnitude;
+// A whole number >= 0 written plainly, or -1.
+int parseCount(const std::string &text) {
+    const std::optional<int> value = text.empty() || text[0] == '-' ? std::nullopt : parseDecimal<int>(text);
+    return value.value_or(-1);
 }
 
 // Adapts a throwing parser to a CLI11 validator, whose message CLI11 prefixes with the
@@ -243,7 +242,7 @@ StreamCompaction::Predicate parsePredicate(const std::string &text) {
     const std::string kind = text.substr(0, colon);
     const std::string operand = colon == std::string::npos ? "" : text.substr(colon + 1);
     if (kind == "mod" && parseCount(operand) >= 1) return Predicate::multipleOf(parseCount(operand));
-    const std::optional<int> threshold = parseSigned(operand);
+    const std::optional<int> threshold = parseDecimal<int>(operand);
     if (kind == "gt" && threshold) return Predicate::greaterThan(*threshold);
     throw std::invalid_argument(fmt::format(
         "'{}' is not a predicate; use nonzero, mod:K (keep multiples of K >= 1) or gt:T (keep values above T)", text));
@@ -260,9 +259,10 @@ constexpr const char *kRunGroup = "Back ends and timing";
 constexpr const char *kSweepGroup = "Sweep (any of these runs a sweep instead of the test sequence)";
 constexpr const char *kReportGroup = "Reports (--format and --output also run a sweep)";
 
-// The text of the options that are parsed after CLI11 has checked them.
+// The text of the options, parsed here after CLI11 has checked them (CLI11's own number
+// conversion would read "010" as octal 8).
 struct RawText {
-    std::string size, sizes, blockSizes, keep, format;
+    std::string size, blockSize, seed, reps, warmup, sizes, blockSizes, keep, format;
     std::vector<std::string> ops;
 };
 
@@ -270,14 +270,8 @@ void addRunOptions(CLI::App &app, Options &options, RawText &raw) {
     app.add_option("--size", raw.size, "Array size SIZE for the test sequence (NPOT = SIZE - 3): 1048576, 2^20 or 1M, "
                                        "up to 2^31 - 1; with a sweep, its one size (up to 2^33) unless --sizes")
         ->group(kCourseGroup)
-        ->check(validator("SIZE", [](const std::string &text) {
-            if (parseSize(text) < 4) {
-                throw std::invalid_argument(fmt::format(
-                    "'{}' is too small; the test sequence needs SIZE >= 4 for its non-power-of-two size SIZE - 3",
-                    text));
-            }
-        }));
-    app.add_option("--block-size", options.blockSize,
+        ->check(validator("SIZE", [](const std::string &text) { parseSize(text); }));
+    app.add_option("--block-size", raw.blockSize,
                    "Threads per block for every GPU back end (default 128); with a sweep, its one block size "
                    "unless --block-sizes")
         ->group(kRunGroup)
@@ -287,7 +281,13 @@ void addRunOptions(CLI::App &app, Options &options, RawText &raw) {
                     fmt::format("'{}' is not a block size; use a multiple of 32 from 32 to 1024", text));
             }
         }));
-    app.add_option("--seed", options.seed, "Seed of the random inputs (default 565)")->group(kRunGroup);
+    app.add_option("--seed", raw.seed, "Seed of the random inputs (default 565)")
+        ->group(kRunGroup)
+        ->check(validator("0..2^64-1", [](const std::string &text) {
+            if (!parseDecimal<std::uint64_t>(text)) {
+                throw std::invalid_argument(fmt::format("'{}' is not a seed; use a whole number from 0 to 2^64 - 1", text));
+            }
+        }));
     app.add_option("--backends", options.backends,
                    "Comma-separated back ends to run: " + joinedBackendNames() + " (default: all)")
         ->group(kRunGroup)
@@ -298,7 +298,7 @@ void addRunOptions(CLI::App &app, Options &options, RawText &raw) {
                     fmt::format("'{}' is not a back end; choose from {}", name, joinedBackendNames()));
             }
         }));
-    app.add_option("--reps", options.reps, "Timed calls per figure; the median is printed (default 5)")
+    app.add_option("--reps", raw.reps, "Timed calls per figure; the median is printed (default 5)")
         ->group(kRunGroup)
         ->check(validator("1..1000", [](const std::string &text) {
             const int reps = parseCount(text);
@@ -306,7 +306,7 @@ void addRunOptions(CLI::App &app, Options &options, RawText &raw) {
                 throw std::invalid_argument(fmt::format("'{}' is not a count of runs; use 1 to 1000", text));
             }
         }));
-    app.add_option("--warmup", options.warmup, "Untimed calls before the timed ones (default 1)")
+    app.add_option("--warmup", raw.warmup, "Untimed calls before the timed ones (default 1)")
         ->group(kRunGroup)
         ->check(validator("0..1000", [](const std::string &text) {
             const int warmup = parseCount(text);
@@ -369,9 +369,29 @@ std::vector<CLI::Option *> addSweepOptions(CLI::App &app, Options &options, RawT
     return sweepFlags;
 }
 
+// Keeps the first of equal items, in order: `--sizes 2^4,16` runs 2^4 once.
+template <typename T>
+void dropRepeats(std::vector<T> &items) {
+    std::vector<T> firsts;
+    for (const T &item : items) {
+        if (std::find(firsts.begin(), firsts.end(), item) == firsts.end()) firsts.push_back(item);
+    }
+    items = std::move(firsts);
+}
+
 // Turns the checked text into values; returns a one-line error, or "".
+
 std::string finish(const RawText &raw, Options &options) {
     if (!raw.size.empty()) options.size = parseSize(raw.size);
+    if (!raw.blockSize.empty()) options.blockSize = parseCount(raw.blockSize);
+    if (!raw.seed.empty()) options.seed = *parseDecimal<std::uint64_t>(raw.seed);
+    if (!raw.reps.empty()) options.reps = parseCount(raw.reps);
+    if (!raw.warmup.empty()) options.warmup = parseCount(raw.warmup);
+    if (!options.sweep && options.size < 4) {
+        return fmt::format("--size: '{}' is too small; the test sequence needs SIZE >= 4 for its non-power-of-two "
+                           "size SIZE - 3",
+                           raw.size);
+    }
     if (!options.sweep && pastIntSizes(options.size)) {
         return fmt::format("--size: '{}' is past the test sequence's limit of 2^31 - 1 (the course API's int n); "
                            "a sweep (--sizes) takes sizes up to 2^33",
@@ -387,8 +407,12 @@ std::string finish(const RawText &raw, Options &options) {
         if (backendsOffering(options.backends, op).empty()) {
             return fmt::format("--ops: no chosen back end offers {}; these do: {}", name, backendsOffering({}, op));
         }
-        if (std::find(options.ops.begin(), options.ops.end(), op) == options.ops.end()) options.ops.push_back(op);
+        options.ops.push_back(op);
     }
+    dropRepeats(options.sizes);
+    dropRepeats(options.blockSizes);
+    dropRepeats(options.ops);
+    dropRepeats(options.backends);
     if (options.ops.empty()) options.ops.assign(std::begin(kAllOps), std::end(kAllOps));
     if (options.backends.empty()) {
         for (const auto &backend : StreamCompaction::backends()) options.backends.push_back(backend.name);

@@ -96,6 +96,10 @@ TEST(CommandLine, BadInputGetsOneLineAndStatus2) {
         {{"--backends", "cpu,gpu"}, "'gpu'"},    {{"--reps", "0"}, "--reps"},
         {{"--seed", "x"}, "--seed"},             {{"--frobnicate"}, "--frobnicate"},
         {{"--size", "2^31"}, "--size"},          {{"--size", "2147483648"}, "2^31 - 1"},
+        {{"--size", "3"}, "SIZE >= 4"},          {{"--reps", "1001"}, "--reps"},
+        {{"--reps", "0x10"}, "--reps"},          {{"--warmup", "-1"}, "--warmup"},
+        {{"--block-size", "0x80"}, "--block-size"}, {{"--seed", "-1"}, "--seed"},
+        {{"--seed", "0x10"}, "--seed"},          {{"--seed", "18446744073709551616"}, "--seed"},
     };
     for (const BadLine &bad : cases) {
         Options options;
@@ -104,6 +108,61 @@ TEST(CommandLine, BadInputGetsOneLineAndStatus2) {
         EXPECT_NE(errors.find(bad.mustName), std::string::npos) << errors;
         EXPECT_EQ(std::count(errors.begin(), errors.end(), '\n'), 1) << errors;
     }
+}
+
+// Numbers are decimal whatever they start with: CLI11's own conversion would read "010"
+// as octal 8 and store "0256" as 174.
+TEST(CommandLine, NumbersWithALeadingZeroAreDecimal) {
+    Options options;
+    std::string errors;
+    EXPECT_EQ(parseArgs({"--reps", "010", "--warmup", "010", "--block-size", "0256", "--seed", "010"}, options, errors),
+              -1)
+        << errors;
+    EXPECT_EQ(options.reps, 10);
+    EXPECT_EQ(options.warmup, 10);
+    EXPECT_EQ(options.blockSize, 256);
+    EXPECT_EQ(options.blockSizes, (std::vector<int>{256}));
+    EXPECT_EQ(options.seed, 10u);
+}
+
+TEST(CommandLine, SeedsSpanTheirWholeRange) {
+    Options options;
+    std::string errors;
+    EXPECT_EQ(parseArgs({"--seed", "18446744073709551615"}, options, errors), -1) << errors;
+    EXPECT_EQ(options.seed, 18446744073709551615u);
+}
+
+TEST(CommandLine, APredicateTakesTheSmallestInt) {
+    Options options;
+    std::string errors;
+    EXPECT_EQ(parseArgs({"--keep", "gt:-2147483648"}, options, errors), -1) << errors;
+    EXPECT_TRUE(options.keep(0));
+    EXPECT_FALSE(options.keep(-2147483647 - 1));
+}
+
+// A list names each size, block size, op and back end once, however often it was typed,
+// so that no cell is measured twice and no report holds the same row twice.
+TEST(CommandLine, RepeatedListItemsRunOnce) {
+    Options options;
+    std::string errors;
+    EXPECT_EQ(parseArgs({"--sizes", "2^4,16,1000,2^4:2^5", "--block-sizes", "128,2^7,256", "--backends",
+                         "cpu,naive,cpu", "--ops", "scan,sort,scan"},
+                        options, errors),
+              -1)
+        << errors;
+    EXPECT_EQ(options.sizes, (std::vector<long long>{16, 1000, 32}));
+    EXPECT_EQ(options.blockSizes, (std::vector<int>{128, 256}));
+    EXPECT_EQ(options.backends, (std::vector<std::string>{"cpu", "naive"}));
+    EXPECT_EQ(options.ops, (std::vector<Harness::Op>{Harness::Op::Scan, Harness::Op::Sort}));
+}
+
+// SIZE >= 4 is the test sequence's need (its SIZE - 3); a sweep takes any size.
+TEST(CommandLine, ASweepTakesASizeBelow4) {
+    Options options;
+    std::string errors;
+    EXPECT_EQ(parseArgs({"--size", "3", "--format", "csv"}, options, errors), -1) << errors;
+    EXPECT_TRUE(options.sweep);
+    EXPECT_EQ(options.sizes, (std::vector<long long>{3}));
 }
 
 TEST(CommandLine, OnlyASweepTakesASizePast2To31Minus1) {

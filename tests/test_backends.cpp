@@ -88,4 +88,13 @@ TEST(BlockSizes, GpuBackEndsAtEveryAcceptedExtreme) {
     StreamCompaction::Common::setBlockSize(before);
 }
 
+// The course output's labels are "<title> <op>": a title that already names the op
+// would print "radix sort sort".
+TEST(Registry, TitlesDoNotNameTheirOps) {
+    for (const Case &which : allCases()) {
+        const std::string title = which.backend->title;
+        EXPECT_EQ(title.find(Harness::opName(which.op)), std::string::npos) << title;
+    }
+}
+
 }  // namespace

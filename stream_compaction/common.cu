@@ -29,6 +29,7 @@ Operation::Operation(const char *backend, const char *op, long long n)
         throw CudaError(std::string(backend) + " " + op + ", n = " + std::to_string(n) + ": no CUDA device",
                         cudaErrorNoDevice);
     }
+    multiprocessorCount();  // its one query, made here and not inside a timed region
     if (!deviceLost().empty()) {
         throw CudaError(std::string(backend) + " " + op + ", n = " + std::to_string(n) + ": " + deviceLost(),
                         cudaErrorDevicesUnavailable);
@@ -64,6 +65,16 @@ bool deviceAvailable() {
     return available;
 }
 
+int multiprocessorCount() {
+    static const int multiprocessors = [] {
+        int device = 0, count = 0;
+        SC_CUDA_CHECK(cudaGetDevice(&device));
+        SC_CUDA_CHECK(cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device));
+        return count;
+    }();
+    return multiprocessors;
+}
+
 DeviceInfo deviceInfo() {
     int device = 0;
     SC_CUDA_CHECK(cudaGetDevice(&device));
@@ -75,7 +86,6 @@ DeviceInfo deviceInfo() {
     info.computeMinor = properties.minor;
     info.multiprocessors = properties.multiProcessorCount;
     info.globalMemoryBytes = properties.totalGlobalMem;
-    info.l2CacheBytes = static_cast<std::size_t>(properties.l2CacheSize);
     int memoryClockKHz = 0, busWidthBits = 0;
     SC_CUDA_CHECK(cudaDeviceGetAttribute(&memoryClockKHz, cudaDevAttrMemoryClockRate, device));
     SC_CUDA_CHECK(cudaDeviceGetAttribute(&busWidthBits, cudaDevAttrGlobalMemoryBusWidth, device));
@@ -298,6 +308,41 @@ __global__ void kernScatter(int n, int *odata, const int *idata, const int *bool
     long long i = threadIndex();
     if (i < n && bools[i]) odata[indices[i]] = idata[i];
 }
+
+namespace {
+
+constexpr int kReverseTailThreads = 256;
+
+// reverseTail's kernel: swaps data[start + i] and data[n - 1 - i] for every i below
+// (n - start) / 2. A grid-stride loop with a grid that fills the GPU once, so that no
+// block is launched only to find that its elements were kept.
+template <typename Count>
+__global__ void kernReverseTail(long long n, int *data, const Count *start) {
+    const long long first = *start;
+    const long long swaps = (n - first) / 2;
+    const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
+    for (long long i = threadIndex(); i < swaps; i += stride) {
+        const long long front = first + i;
+        const long long back = n - 1 - i;
+        const int frontValue = data[front];
+        data[front] = data[back];
+        data[back] = frontValue;
+    }
+}
+
+template <typename Count>
+void launchReverseTail(long long n, int *dData, const Count *dStart) {
+    if (n <= 1) return;
+    const unsigned int needed = blocksFor(n / 2 + 1, kReverseTailThreads);
+    const unsigned int full = static_cast<unsigned int>(multiprocessorCount()) * 8;
+    kernReverseTail<<<needed < full ? needed : full, kReverseTailThreads>>>(n, dData, dStart);
+    SC_CHECK_LAUNCH("kernReverseTail");
+}
+
+}  // namespace
+
+void reverseTail(long long n, int *dData, const int *dStart) { launchReverseTail(n, dData, dStart); }
+void reverseTail(long long n, int *dData, const long long *dStart) { launchReverseTail(n, dData, dStart); }
 
 }  // namespace Common
 }  // namespace StreamCompaction

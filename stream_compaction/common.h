@@ -91,6 +91,12 @@ void checkLastError(const char *what, const char *file, int line);
 /** True when at least one CUDA device can be used. Cached after the first call. */
 bool deviceAvailable();
 
+/**
+ * The current device's multiprocessor count, for grids sized to fill the GPU once.
+ * Queried once, by the first Operation on a device, so never inside a timed region.
+ */
+int multiprocessorCount();
+
 /** What a report says about the GPU it ran on. */
 struct DeviceInfo {
     std::string name;
@@ -98,7 +104,6 @@ struct DeviceInfo {
     int computeMinor = 0;
     int multiprocessors = 0;
     std::size_t globalMemoryBytes = 0;
-    std::size_t l2CacheBytes = 0;
     double theoreticalBandwidthGBs = 0;  // 2 x memory clock x bus width (DDR)
     int driverVersion = 0;               // e.g. 13000 for 13.0
     int runtimeVersion = 0;
@@ -231,6 +236,18 @@ std::size_t selectInChunks(std::size_t n, std::size_t chunk, SelectChunk selectC
     }
     return written;
 }
+
+/**
+ * The stable-partition fix-up, on the default stream: reverses dData[*dStart, n) in
+ * place, the start read on the device (no host round trip). Turns a partition that wrote
+ * its rejected elements from the back, in reverse order (the decoupled back end's, or
+ * cub::DevicePartition::If's), into a stable one: 8 bytes moved per rejected element.
+ */
+void reverseTail(long long n, int *dData, const int *dStart);
+void reverseTail(long long n, int *dData, const long long *dStart);
+
+/** The chunk in which the 64-bit API runs a library's compaction (see selectInChunks). */
+constexpr std::size_t kLibrarySelectChunk = std::size_t{1} << 30;
 
 /**
  * Grow-only device scratch that a back end keeps across calls, so that a timed call

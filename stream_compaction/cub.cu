@@ -8,7 +8,6 @@
 #include <cub/device/device_select.cuh>
 #include <cuda/std/functional>
 
-#include "decoupled.h"
 #include "large.h"
 
 namespace StreamCompaction {
@@ -68,7 +67,6 @@ void scanOnDevice(Count n, Sum *dOut, const int *dIn) {
 // it over chunks of at most 2^30 elements, each writing after the last, with the count
 // read back after each; a stable partition is two such passes, the kept elements and
 // after them the rejected ones.
-constexpr std::size_t kLargeChunk = std::size_t{1} << 30;
 
 template <typename Select>
 auto selectChunkCall(const int *dIn, int *dOut, int *count, std::size_t items, Select select) {
@@ -88,7 +86,7 @@ struct ChunkStorage {
 ChunkStorage reserveChunkStorage(std::size_t n, Predicate keep) {
     ChunkStorage reserved;
     if (n == 0) return reserved;
-    const std::size_t items = n < kLargeChunk ? n : kLargeChunk;
+    const std::size_t items = n < Common::kLibrarySelectChunk ? n : Common::kLibrarySelectChunk;
     std::size_t keptBytes = 0, rejectedBytes = 0;
     SC_CUDA_CHECK(selectChunkCall(nullptr, nullptr, nullptr, items, keep)(nullptr, keptBytes));
     SC_CUDA_CHECK(selectChunkCall(nullptr, nullptr, nullptr, items, Rejects{keep})(nullptr, rejectedBytes));
@@ -100,7 +98,7 @@ ChunkStorage reserveChunkStorage(std::size_t n, Predicate keep) {
 
 template <typename Select>
 std::size_t selectIfInChunks(std::size_t n, int *dOut, const int *dIn, Select select, const ChunkStorage &reserved) {
-    return Common::selectInChunks(n, kLargeChunk, [&](std::size_t first, std::size_t items, std::size_t written) {
+    return Common::selectInChunks(n, Common::kLibrarySelectChunk, [&](std::size_t first, std::size_t items, std::size_t written) {
         std::size_t bytes = reserved.bytes;
         const auto call = selectChunkCall(dIn + first, dOut + written, reserved.count, items, select);
         SC_CUDA_CHECK(call(reserved.storage, bytes));
@@ -142,7 +140,7 @@ int partitionDevice(int n, int *dOut, const int *dIn, Predicate keep) {
     timer().startGpuTimer();
     if (n > 0) {
         SC_CUDA_CHECK(call(storage, bytes));
-        Decoupled::reverseRejected(n, dOut, count);  // CUB's reversed tail back into input order
+        Common::reverseTail(n, dOut, count);  // CUB's reversed tail back into input order
     }
     timer().endGpuTimer();
     return n > 0 ? downloadCount(count) : 0;

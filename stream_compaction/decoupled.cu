@@ -331,24 +331,6 @@ __global__ void __launch_bounds__(kThreads)
     }
 }
 
-// The partition fix-up: reverses data[k, n) in place, k read on the device. A
-// grid-stride loop over the (n - k) / 2 swaps with a grid sized to fill the GPU once, so
-// no blocks are launched only to find that their elements were kept. Count is int
-// (cub::DevicePartition's count, through reverseRejected) or long long (this back end's).
-template <typename Count>
-__global__ void kernReverseRejected(Count n, int *data, const Count *keptCount) {
-    const long long kept = *keptCount;
-    const long long swaps = (n - kept) / 2;
-    const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
-    for (long long i = Common::threadIndex(); i < swaps; i += stride) {
-        const long long front = kept + i;
-        const long long back = n - 1 - i;
-        const int frontValue = data[front];
-        data[front] = data[back];
-        data[back] = frontValue;
-    }
-}
-
 // [tile counter, kept count, the tile status words] for one sum type. Not a
 // Common::Workspace: the epochs in it must survive between calls, and
 // releaseWorkspaces() would free it behind this back end's back. Grows only.
@@ -402,25 +384,6 @@ long long downloadCount(const long long *dCount) {
     return count;
 }
 
-int reversalBlocks(long long n) {
-    static const int multiprocessors = [] {
-        int device = 0, count = 0;
-        SC_CUDA_CHECK(cudaGetDevice(&device));
-        SC_CUDA_CHECK(cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device));
-        return count;
-    }();
-    const unsigned int needed = Common::blocksFor(n / 2 + 1, kThreads);
-    const unsigned int full = static_cast<unsigned int>(multiprocessors) * 8;
-    return static_cast<int>(needed < full ? needed : full);
-}
-
-template <typename Count>
-void launchReversal(Count n, int *dData, const Count *dKeptCount) {
-    if (n <= 1) return;
-    kernReverseRejected<<<reversalBlocks(n), kThreads>>>(n, dData, dKeptCount);
-    SC_CHECK_LAUNCH("kernReverseRejected");
-}
-
 // The three operations, each written once: Sum = unsigned for the course's API,
 // unsigned long long for the 64-bit one. The caller names the operation.
 template <typename Sum, typename Out>
@@ -443,19 +406,16 @@ long long compactOnDevice(long long n, int *dOut, const int *dIn, Predicate keep
 template <typename Sum>
 long long partitionOnDevice(long long n, int *dOut, const int *dIn, Predicate keep) {
     const TileState<Sum> state = prepareTiles<Sum>(n);
-    reversalBlocks(n);  // the device query, before the timer
     timer().startGpuTimer();
     if (n > 0) {
         launchTiles<Mode::Partition>(n, dOut, dIn, keep, state);
-        launchReversal(n, dOut, state.keptCount);
+        Common::reverseTail(n, dOut, state.keptCount);
     }
     timer().endGpuTimer();
     return n > 0 ? downloadCount(state.keptCount) : 0;
 }
 
 }  // namespace
-
-void reverseRejected(int n, int *dData, const int *dKeptCount) { launchReversal(n, dData, dKeptCount); }
 
 void scanDevice(int n, int *dOut, const int *dIn) {
     Common::Operation operation("decoupled", "scan", n);

@@ -35,13 +35,5 @@ int compactDevice(int n, int *dOut, const int *dIn, Predicate keep = Predicate::
  */
 int partitionDevice(int n, int *dOut, const int *dIn, Predicate keep = Predicate::nonZero());
 
-/**
- * The partition fix-up, untimed by itself and launched on the default stream: reverses
- * dData[k, n) in place, where k = *dKeptCount is read on the device (no host round
- * trip). Turns a partition that wrote its rejected elements from the back (this back
- * end's, or cub::DevicePartition::If) into a stable one.
- */
-void reverseRejected(int n, int *dData, const int *dKeptCount);
-
 }  // namespace Decoupled
 }  // namespace StreamCompaction

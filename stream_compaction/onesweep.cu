@@ -311,16 +311,14 @@ SortState reserveSort(int n) {
             (histogramWords + kCounterWords + statusWords) * sizeof(unsigned)};
 }
 
-// The histogram kernel's grid: as many blocks as fit on the GPU at once (a device query,
-// made once and before any timer), or fewer when there are fewer chunks.
+// The histogram kernel's grid: as many blocks as fit on the GPU at once (an occupancy
+// query, made once and before any timer), or fewer when there are fewer chunks.
 unsigned histogramBlocks(int n) {
     static const unsigned resident = [] {
-        int device = 0, multiprocessors = 0, perMultiprocessor = 0;
-        SC_CUDA_CHECK(cudaGetDevice(&device));
-        SC_CUDA_CHECK(cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device));
+        int perMultiprocessor = 0;
         SC_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perMultiprocessor, kernGlobalHistogram,
                                                                     kHistogramThreads, 0));
-        return static_cast<unsigned>(multiprocessors * (perMultiprocessor > 0 ? perMultiprocessor : 1));
+        return static_cast<unsigned>(Common::multiprocessorCount() * (perMultiprocessor > 0 ? perMultiprocessor : 1));
     }();
     const unsigned chunks = Common::blocksFor(n, kHistogramChunk);
     return chunks < resident ? chunks : resident;

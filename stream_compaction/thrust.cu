@@ -122,11 +122,10 @@ void scanOnDevice(Count n, Sum *dOut, const int *dIn) {
 // NVIDIA/cccl#747). So the 64-bit API runs it over chunks of at most 2^30 elements; a
 // stable partition is then two such passes, the kept elements and after them the
 // rejected ones.
-constexpr std::size_t kLargeChunk = std::size_t{1} << 30;
 
 template <typename Select>
 std::size_t copyIfInChunks(std::size_t n, int *dOut, const int *dIn, Select select) {
-    return Common::selectInChunks(n, kLargeChunk, [&](std::size_t first, std::size_t count, std::size_t written) {
+    return Common::selectInChunks(n, Common::kLibrarySelectChunk, [&](std::size_t first, std::size_t count, std::size_t written) {
         int *end = thrust::copy_if(thrust::cuda::par(temporaryStorage), dIn + first, dIn + first + count,
                                    dOut + written, select);
         return static_cast<std::size_t>(end - (dOut + written));
@@ -135,8 +134,8 @@ std::size_t copyIfInChunks(std::size_t n, int *dOut, const int *dIn, Select sele
 
 template <typename Count>
 void sortOnDevice(Count n, int *dOut, const int *dIn) {
-    if (n == 0) return;
     timedThrustCall([&] {
+        if (n == 0) return dOut;  // timed as empty, as every back end times n = 0
         SC_CUDA_CHECK(cudaMemcpyAsync(dOut, dIn, n * sizeof(int), cudaMemcpyDeviceToDevice));
         thrust::sort(thrust::cuda::par(temporaryStorage), dOut, dOut + n);
         return dOut;
@@ -159,8 +158,8 @@ int compactDevice(int n, int *dOut, const int *dIn, Predicate keep) {
 
 int partitionDevice(int n, int *dOut, const int *dIn, Predicate keep) {
     Common::Operation operation("thrust", "partition", n);
-    if (n == 0) return 0;
     int *firstRejected = timedThrustCall([&] {
+        if (n == 0) return dOut;  // timed as empty, as every back end times n = 0
         SC_CUDA_CHECK(cudaMemcpyAsync(dOut, dIn, n * sizeof(int), cudaMemcpyDeviceToDevice));
         return thrust::stable_partition(thrust::cuda::par(temporaryStorage), dOut, dOut + n, keep);
     });

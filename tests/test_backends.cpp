@@ -97,4 +97,21 @@ TEST(Registry, TitlesDoNotNameTheirOps) {
     }
 }
 
+// A call at n = 0 times its empty region, like any other call, rather than leaving the
+// timer holding the previous call's time (which the harness would then report).
+TEST(Registry, AnEmptyCallIsTimedToo) {
+    SKIP_WITHOUT_GPU();
+    const std::vector<int> large = TestSupport::randomInput(1 << 22, TestSupport::freshSeed());
+    Harness::RunSettings settings;
+    settings.warmup = 1;
+    settings.reps = 1;
+    for (const Case &which : allCases()) {
+        if (!which.backend->onGpu) continue;
+        SCOPED_TRACE(testing::Message() << which.backend->name << " " << Harness::opName(which.op));
+        const double largeMs = Harness::run(*which.backend, which.op, large, settings).timing.medianMs;
+        const double emptyMs = Harness::run(*which.backend, which.op, {}, settings).timing.medianMs;
+        EXPECT_LT(emptyMs, largeMs);
+    }
+}
+
 }  // namespace

@@ -14,7 +14,6 @@
 #include <fmt/format.h>
 
 #include <stream_compaction/backends.h>
-#include <stream_compaction/thrust.h>
 
 #include "reporters.h"
 #include "runner.h"
@@ -241,11 +240,6 @@ private:
         return cells;
     }
 
-    static void releaseDeviceMemory() {
-        Common::releaseWorkspaces();
-        StreamCompaction::Thrust::releaseTemporaryStorage();
-    }
-
     // One input of an op and its expected result, computed once for every back end.
     struct Case {
         Op op;
@@ -330,7 +324,7 @@ private:
             return row;
         }
         if (backend.onGpu) {
-            releaseDeviceMemory();  // the previous cell's workspaces
+            Common::releaseWorkspaces();  // the previous cell's cached device memory
             row.note = shortfall(cellDeviceBytes(row.size), Common::freeDeviceMemory(), "GPU");
             if (!row.note.empty()) {
                 row.status = Row::Status::Skipped;

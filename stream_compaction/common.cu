@@ -156,19 +156,20 @@ void deviceFree(void *ptr) noexcept {
 }
 
 namespace {
-std::vector<Workspace *> &allWorkspaces() {
-    static std::vector<Workspace *> workspaces;
-    return workspaces;
+std::vector<CachedDeviceMemory *> &allCachedMemory() {
+    static std::vector<CachedDeviceMemory *> cached;
+    return cached;
 }
 }  // namespace
 
-Workspace::Workspace() { allWorkspaces().push_back(this); }
+CachedDeviceMemory::CachedDeviceMemory() { allCachedMemory().push_back(this); }
 
-Workspace::~Workspace() {
-    release();
-    auto &all = allWorkspaces();
+CachedDeviceMemory::~CachedDeviceMemory() {
+    auto &all = allCachedMemory();
     all.erase(std::remove(all.begin(), all.end(), this), all.end());
 }
+
+Workspace::~Workspace() { release(); }
 
 void Workspace::reserveBytes(std::size_t bytes) {
     if (bytes <= bytes_) return;
@@ -189,7 +190,7 @@ void Workspace::release() noexcept {
 }
 
 void releaseWorkspaces() noexcept {
-    for (Workspace *workspace : allWorkspaces()) workspace->release();
+    for (CachedDeviceMemory *cached : allCachedMemory()) cached->release();
 }
 
 namespace {
@@ -210,7 +211,7 @@ bool recoverFromError() {
     cudaGetLastError();  // a launch error, if any, is not sticky
     if (cudaDeviceSynchronize() == cudaSuccess && cudaGetLastError() == cudaSuccess) return false;
     // Sticky: the context is gone, and so is every pointer and event made in it.
-    for (Workspace *workspace : allWorkspaces()) workspace->forget();
+    for (CachedDeviceMemory *cached : allCachedMemory()) cached->forget();
     cudaDeviceReset();
     cudaGetLastError();
     ++resetCount;

@@ -250,16 +250,32 @@ void reverseTail(long long n, int *dData, const long long *dStart);
 constexpr std::size_t kLibrarySelectChunk = std::size_t{1} << 30;
 
 /**
+ * Device memory that a back end keeps across calls. Every one is registered while it
+ * lives, so that releaseWorkspaces() frees them all and a device reset
+ * (recoverFromError) makes them all forget theirs.
+ */
+class CachedDeviceMemory {
+public:
+    CachedDeviceMemory();
+    virtual ~CachedDeviceMemory();
+    CachedDeviceMemory(const CachedDeviceMemory &) = delete;
+    CachedDeviceMemory &operator=(const CachedDeviceMemory &) = delete;
+
+    /** Frees the memory. */
+    virtual void release() noexcept = 0;
+    /** Drops the pointers without freeing them: after a device reset freed everything. */
+    virtual void forget() noexcept = 0;
+};
+
+/**
  * Grow-only device scratch that a back end keeps across calls, so that a timed call
  * never allocates (the first, untimed warm-up call does). releaseWorkspaces() frees
  * every workspace, e.g. between the cells of a sweep.
  */
-class Workspace {
+class Workspace : public CachedDeviceMemory {
 public:
-    Workspace();
-    ~Workspace();
-    Workspace(const Workspace &) = delete;
-    Workspace &operator=(const Workspace &) = delete;
+    Workspace() = default;
+    ~Workspace() override;
 
     /** At least `count` elements of T; the contents are whatever was there. */
     template <typename T>
@@ -267,9 +283,8 @@ public:
         reserveBytes(count * sizeof(T));
         return static_cast<T *>(data_);
     }
-    void release() noexcept;
-    /** Drops the pointer without freeing it: after a device reset freed everything. */
-    void forget() noexcept;
+    void release() noexcept override;
+    void forget() noexcept override;
 
 private:
     void reserveBytes(std::size_t bytes);
@@ -277,7 +292,7 @@ private:
     std::size_t bytes_ = 0;
 };
 
-/** Frees every back end's workspace. */
+/** Frees every back end's cached device memory: workspaces, Thrust's temporary storage. */
 void releaseWorkspaces() noexcept;
 
 /**

@@ -27,17 +27,16 @@ namespace {
 // Thrust's temporary-allocation hook: blocks handed back are kept on a free list and
 // reused by the next call that fits, so after an untimed warm-up call a timed call does
 // no cudaMalloc or cudaFree.
-class CachingAllocator {
+// It is registered cached device memory: releaseWorkspaces() frees its blocks, and a
+// device reset makes it forget them.
+class CachingAllocator : public Common::CachedDeviceMemory {
 public:
     using value_type = char;
 
     CachingAllocator() = default;
-    CachingAllocator(const CachingAllocator &) = delete;
-    CachingAllocator &operator=(const CachingAllocator &) = delete;
-    ~CachingAllocator() { release(); }
+    ~CachingAllocator() override { release(); }
 
     char *allocate(std::ptrdiff_t bytes) {
-        forgetBlocksAfterReset();
         auto block = freeBlocks_.lower_bound(static_cast<std::size_t>(bytes));
         char *ptr;
         std::size_t size;
@@ -61,28 +60,23 @@ public:
         blocksInUse_.erase(block);
     }
 
-    void release() noexcept {
-        forgetBlocksAfterReset();
+    void release() noexcept override {
         for (auto &block : freeBlocks_) Common::deviceFree(block.second);
         freeBlocks_.clear();
+    }
+
+    void forget() noexcept override {
+        freeBlocks_.clear();
+        blocksInUse_.clear();
     }
 
     /** How many times a block had to be allocated rather than reused. */
     long long allocations() const { return allocations_; }
 
 private:
-    // A device reset (Common::recoverFromError) freed every block already.
-    void forgetBlocksAfterReset() noexcept {
-        if (blocksMadeAfterReset_ == Common::deviceResets()) return;
-        freeBlocks_.clear();
-        blocksInUse_.clear();
-        blocksMadeAfterReset_ = Common::deviceResets();
-    }
-
     std::multimap<std::size_t, char *> freeBlocks_;  // by size, for a best fit
     std::map<char *, std::size_t> blocksInUse_;
     long long allocations_ = 0;
-    unsigned blocksMadeAfterReset_ = 0;
 };
 
 CachingAllocator temporaryStorage;
@@ -198,8 +192,6 @@ void sort(std::size_t n, int *dOut, const int *dIn) {
 }
 
 }  // namespace Large
-
-void releaseTemporaryStorage() noexcept { temporaryStorage.release(); }
 
 void scan(int n, int *odata, const int *idata) {
     Common::Operation operation("thrust", "scan", n);

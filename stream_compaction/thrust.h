@@ -31,8 +31,5 @@ int partitionDevice(int n, int *dOut, const int *dIn, Predicate keep = Predicate
 /** Ascending sort of device arrays with thrust::sort (on a copy of the input, the copy timed too). */
 void sortDevice(int n, int *dOut, const int *dIn);
 
-/** Frees Thrust's cached temporary storage. */
-void releaseTemporaryStorage() noexcept;
-
 }  // namespace Thrust
 }  // namespace StreamCompaction

@@ -263,7 +263,6 @@ protected:
     // this test's (several GiB) are left for the next.
     static void releaseTemporaries() {
         Common::releaseWorkspaces();
-        Thrust::releaseTemporaryStorage();
     }
     void TearDown() override {
         if (Common::deviceAvailable()) releaseTemporaries();

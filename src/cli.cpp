@@ -37,17 +37,15 @@ long long parseDigits(const std::string &digits, const std::string &text) {
     return value;
 }
 
-std::string joined(const std::vector<std::string> &names) {
-    std::string text;
-    for (const std::string &name : names) text += (text.empty() ? "" : ", ") + name;
-    return text;
-}
+std::string joined(const std::vector<std::string> &names) { return fmt::format("{}", fmt::join(names, ", ")); }
 
-std::string joinedBackendNames() {
+std::vector<std::string> allBackendNames() {
     std::vector<std::string> names;
     for (const auto &backend : StreamCompaction::backends()) names.push_back(backend.name);
-    return joined(names);
+    return names;
 }
+
+std::string joinedBackendNames() { return joined(allBackendNames()); }
 
 // The back ends with 64-bit entry points: those a sweep runs past 2^31 - 1.
 std::string joined64BitBackendNames() {
@@ -144,13 +142,10 @@ std::string opNames() {
     return joined(names);
 }
 
-// The back ends among `chosen` (all of them when it is empty) that offer `op`.
+// The names of the back ends among `chosen` that offer `op`, joined.
 std::string backendsOffering(const std::vector<std::string> &chosen, Op op) {
     std::vector<std::string> names;
-    for (const auto &backend : StreamCompaction::backends()) {
-        const bool wanted = chosen.empty() || std::find(chosen.begin(), chosen.end(), backend.name) != chosen.end();
-        if (wanted && offers(backend, op)) names.push_back(backend.name);
-    }
+    for (const StreamCompaction::Backend *backend : offering(chosen, op)) names.push_back(backend->name);
     return joined(names);
 }
 
@@ -402,10 +397,12 @@ std::string finish(const RawText &raw, Options &options) {
         raw.blockSizes.empty() ? std::vector<int>{options.blockSize} : parseBlockSizeList(raw.blockSizes);
     if (!raw.keep.empty()) options.keep = parsePredicate(raw.keep);
     if (!raw.format.empty()) options.format = parseFormat(raw.format);
+    if (options.backends.empty()) options.backends = allBackendNames();
     for (const std::string &name : raw.ops) {
         const Op op = parseOp(name);
         if (backendsOffering(options.backends, op).empty()) {
-            return fmt::format("--ops: no chosen back end offers {}; these do: {}", name, backendsOffering({}, op));
+            return fmt::format("--ops: no chosen back end offers {}; these do: {}", name,
+                               backendsOffering(allBackendNames(), op));
         }
         options.ops.push_back(op);
     }
@@ -414,9 +411,6 @@ std::string finish(const RawText &raw, Options &options) {
     dropRepeats(options.ops);
     dropRepeats(options.backends);
     if (options.ops.empty()) options.ops.assign(std::begin(kAllOps), std::end(kAllOps));
-    if (options.backends.empty()) {
-        for (const auto &backend : StreamCompaction::backends()) options.backends.push_back(backend.name);
-    }
     return "";
 }
 

@@ -45,19 +45,10 @@ public:
 
     int failures() const { return failures_; }
 
-    std::vector<const Backend *> offering(Op op) const {
-        std::vector<const Backend *> chosen;
-        for (const std::string &name : options_.backends) {
-            const Backend *backend = StreamCompaction::findBackend(name);
-            if (backend && offers(*backend, op)) chosen.push_back(backend);
-        }
-        return chosen;
-    }
-
     // One section: every chosen back end offering `op`, on the power-of-two input and
     // on its first NPOT elements. The CPU's outputs are printed, as in the course.
     void section(const std::string &title, Op op, const std::vector<int> &input) {
-        const auto backends = offering(op);
+        const auto backends = offering(options_.backends, op);
         if (backends.empty()) return;
         printBanner(title);
         fmt::print("    {}\n", TestingHelpers::formatArray(static_cast<long long>(input.size()), input.data(), true));

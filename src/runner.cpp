@@ -37,6 +37,15 @@ bool offers(const Backend &backend, Op op) {
     return false;
 }
 
+std::vector<const Backend *> offering(const std::vector<std::string> &names, Op op) {
+    std::vector<const Backend *> chosen;
+    for (const std::string &name : names) {
+        const Backend *backend = StreamCompaction::findBackend(name);
+        if (backend && offers(*backend, op)) chosen.push_back(backend);
+    }
+    return chosen;
+}
+
 bool offers64(const Backend &backend, Op op) {
     switch (op) {
         case Op::Scan: return backend.scan64 != nullptr;

@@ -19,6 +19,9 @@ const char *opName(Op op);
 /** Whether the back end offers the operation. */
 bool offers(const StreamCompaction::Backend &backend, Op op);
 
+/** The back ends named (command-line names) that offer the operation, in the order named. */
+std::vector<const StreamCompaction::Backend *> offering(const std::vector<std::string> &names, Op op);
+
 /** Whether the back end offers the operation for std::size_t counts (Backend::scan64, ...). */
 bool offers64(const StreamCompaction::Backend &backend, Op op);
 

@@ -101,11 +101,7 @@ Context sweepContext(const Options &options, long long largestSize) {
 // The chosen back ends offering `op`: the CPU first and cub next, so that every other
 // row can be compared with them when it is written; the rest in the registry's order.
 std::vector<const Backend *> sweepBackends(const Options &options, Op op) {
-    std::vector<const Backend *> chosen;
-    for (const std::string &name : options.backends) {
-        const Backend *backend = StreamCompaction::findBackend(name);
-        if (backend && offers(*backend, op)) chosen.push_back(backend);
-    }
+    std::vector<const Backend *> chosen = offering(options.backends, op);
     const auto rank = [](const Backend *b) { return !b->onGpu ? 0 : std::string(b->name) == "cub" ? 1 : 2; };
     std::stable_sort(chosen.begin(), chosen.end(),
                      [&rank](const Backend *a, const Backend *b) { return rank(a) < rank(b); });

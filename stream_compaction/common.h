@@ -138,6 +138,14 @@ inline unsigned int blocksFor(long long items, int threads) {
 void *deviceAllocate(std::size_t bytes);
 void deviceFree(void *ptr) noexcept;
 
+/** One value read back from device memory (a count, a total), synchronously. */
+template <typename T>
+T downloadValue(const T *dValue) {
+    T value{};
+    SC_CUDA_CHECK(cudaMemcpy(&value, dValue, sizeof(T), cudaMemcpyDeviceToHost));
+    return value;
+}
+
 /** An owning device array: freed on scope exit, movable, not copyable. */
 template <typename T>
 class DeviceBuffer {

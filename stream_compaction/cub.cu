@@ -44,12 +44,6 @@ void timedCubCall(Count n, CubCall call) {
     timer().endGpuTimer();
 }
 
-int downloadCount(const int *dCount) {
-    int count = 0;
-    SC_CUDA_CHECK(cudaMemcpy(&count, dCount, sizeof count, cudaMemcpyDeviceToHost));
-    return count;
-}
-
 // Scan and sort, each written once and templated on the count type: int for the
 // course's API, long long for the 64-bit one (large.h; its compaction and partition
 // are below, in chunks). A scan accumulates in the type of its initial value, Sum, so
@@ -102,7 +96,7 @@ std::size_t selectIfInChunks(std::size_t n, int *dOut, const int *dIn, Select se
         std::size_t bytes = reserved.bytes;
         const auto call = selectChunkCall(dIn + first, dOut + written, reserved.count, items, select);
         SC_CUDA_CHECK(call(reserved.storage, bytes));
-        return static_cast<std::size_t>(downloadCount(reserved.count));
+        return static_cast<std::size_t>(Common::downloadValue(reserved.count));
     });
 }
 
@@ -126,7 +120,7 @@ int compactDevice(int n, int *dOut, const int *dIn, Predicate keep) {
     timedCubCall(n, [&](void *storage, std::size_t &bytes) {
         return cub::DeviceSelect::If(storage, bytes, dIn, dOut, count, n, keep);
     });
-    return n > 0 ? downloadCount(count) : 0;
+    return n > 0 ? Common::downloadValue(count) : 0;
 }
 
 int partitionDevice(int n, int *dOut, const int *dIn, Predicate keep) {
@@ -143,7 +137,7 @@ int partitionDevice(int n, int *dOut, const int *dIn, Predicate keep) {
         Common::reverseTail(n, dOut, count);  // CUB's reversed tail back into input order
     }
     timer().endGpuTimer();
-    return n > 0 ? downloadCount(count) : 0;
+    return n > 0 ? Common::downloadValue(count) : 0;
 }
 
 void sortDevice(int n, int *dOut, const int *dIn) {

@@ -378,12 +378,6 @@ void launchTiles(long long n, Out *dOut, const int *dIn, Predicate keep, const T
     SC_CHECK_LAUNCH("kernDecoupledTile");
 }
 
-long long downloadCount(const long long *dCount) {
-    long long count = 0;
-    SC_CUDA_CHECK(cudaMemcpy(&count, dCount, sizeof count, cudaMemcpyDeviceToHost));
-    return count;
-}
-
 // The three operations, each written once: Sum = unsigned for the course's API,
 // unsigned long long for the 64-bit one. The caller names the operation.
 template <typename Sum, typename Out>
@@ -400,7 +394,7 @@ long long compactOnDevice(long long n, int *dOut, const int *dIn, Predicate keep
     timer().startGpuTimer();
     if (n > 0) launchTiles<Mode::Compact>(n, dOut, dIn, keep, state);
     timer().endGpuTimer();
-    return n > 0 ? downloadCount(state.keptCount) : 0;
+    return n > 0 ? Common::downloadValue(state.keptCount) : 0;
 }
 
 template <typename Sum>
@@ -412,7 +406,7 @@ long long partitionOnDevice(long long n, int *dOut, const int *dIn, Predicate ke
         Common::reverseTail(n, dOut, state.keptCount);
     }
     timer().endGpuTimer();
-    return n > 0 ? downloadCount(state.keptCount) : 0;
+    return n > 0 ? Common::downloadValue(state.keptCount) : 0;
 }
 
 }  // namespace

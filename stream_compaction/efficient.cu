@@ -127,11 +127,7 @@ int compactDevice(int n, int *dOut, const int *dIn, Predicate keep) {
     }
     timer().endGpuTimer();
     if (n == 0) return 0;
-
-    int lastFlag = 0, lastPosition = 0;
-    SC_CUDA_CHECK(cudaMemcpy(&lastFlag, flags + n - 1, sizeof(int), cudaMemcpyDeviceToHost));
-    SC_CUDA_CHECK(cudaMemcpy(&lastPosition, positions + n - 1, sizeof(int), cudaMemcpyDeviceToHost));
-    return lastPosition + lastFlag;
+    return Common::downloadValue(positions + n - 1) + Common::downloadValue(flags + n - 1);
 }
 
 void scan(int n, int *odata, const int *idata) {

@@ -246,10 +246,7 @@ int compactDevice(int n, int *dOut, const int *dIn, Predicate keep) {
         SC_CHECK_LAUNCH("kernTileScan<flags>");
     }
     timer().endGpuTimer();
-    if (n == 0) return 0;
-    int kept = 0;
-    SC_CUDA_CHECK(cudaMemcpy(&kept, keptTotal, sizeof(int), cudaMemcpyDeviceToHost));
-    return kept;
+    return n == 0 ? 0 : Common::downloadValue(keptTotal);
 }
 
 void scan(int n, int *odata, const int *idata) {

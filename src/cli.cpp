@@ -11,10 +11,6 @@
 
 #include <stream_compaction/backends.h>
 
-#ifndef SC_VERSION
-#define SC_VERSION "unknown"
-#endif
-
 namespace Harness {
 
 namespace {

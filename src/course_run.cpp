@@ -10,10 +10,6 @@
 #include "runner.h"
 #include "testing_helpers.hpp"
 
-#ifndef SC_VERSION
-#define SC_VERSION "unknown"
-#endif
-
 namespace Harness {
 
 using StreamCompaction::Backend;

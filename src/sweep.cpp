@@ -19,15 +19,7 @@
 #include "runner.h"
 #include "testing_helpers.hpp"
 
-#ifndef SC_VERSION
-#define SC_VERSION "unknown"
-#endif
-#ifndef SC_BUILD_TYPE
-#define SC_BUILD_TYPE "unknown"
-#endif
-#ifndef SC_GIT_REVISION
-#define SC_GIT_REVISION "unknown"
-#endif
+#include "sc_git_revision.h"  // generated at build time: SC_GIT_REVISION
 
 namespace Harness {
 

@@ -31,7 +31,9 @@ constexpr int kWarps = kThreads / 32;
 constexpr int kVectors = SC_DECOUPLED_VECTORS_PER_THREAD;
 constexpr int kWarpItems = kVectors * 32 * 4;
 constexpr int kTileItems = kWarps * kWarpItems;
-constexpr unsigned kFullMask = 0xffffffffu;
+using Common::kFullMask;
+using Common::warpInclusiveScan;
+using Common::warpSum;
 
 enum class Mode { Scan, Compact, Partition };
 
@@ -112,27 +114,6 @@ struct TileState {
     long long *keptCount;       // compact and partition: the total, written by the last tile
     unsigned int numTiles;
 };
-
-template <typename T>
-__device__ inline T warpSum(T value) {
-#pragma unroll
-    for (int offset = 16; offset > 0; offset >>= 1) value += __shfl_xor_sync(kFullMask, value, offset);
-    return value;
-}
-
-// Kogge-Stone inclusive scan across the warp's lanes of `count` independent values at
-// once, so that their shuffles overlap.
-template <int Count, typename T>
-__device__ inline void warpInclusiveScan(T (&values)[Count], unsigned lane) {
-#pragma unroll
-    for (int offset = 1; offset < 32; offset <<= 1) {
-#pragma unroll
-        for (int j = 0; j < Count; ++j) {
-            const T below = __shfl_up_sync(kFullMask, values[j], offset);
-            if (lane >= static_cast<unsigned>(offset)) values[j] += below;
-        }
-    }
-}
 
 // Decoupled look-back (Merrill and Garland, section 4), by one warp: lane i waits for
 // the status of tile (window - i), then the warp adds up the values from the nearest

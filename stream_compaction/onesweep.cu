@@ -19,7 +19,7 @@ constexpr int kRadix = 1 << kDigitBits;  // buckets per pass
 constexpr unsigned kDigitMask = kRadix - 1;
 constexpr int kPasses = 32 / kDigitBits;
 constexpr unsigned kSignBit = 0x80000000u;  // with it flipped, signed order is unsigned order
-constexpr unsigned kFullMask = 0xffffffffu;
+using Common::kFullMask;
 
 // A pass's tile (onesweep.h): warp w holds the tile's keys [w * kWarpItems, (w + 1) *
 // kWarpItems). Threads 0..kRadix-1 also do the per-digit work, one digit each.
@@ -70,19 +70,15 @@ __device__ inline unsigned digitOf(unsigned key, int shift) { return (key >> shi
 __device__ unsigned exclusiveScanOfDigits(unsigned value, unsigned (&sWarpTotals)[kRadix / 32]) {
     const unsigned lane = threadIdx.x & 31;
     const unsigned warp = threadIdx.x >> 5;
-    unsigned inclusive = value;
-#pragma unroll
-    for (int offset = 1; offset < 32; offset <<= 1) {
-        const unsigned below = __shfl_up_sync(kFullMask, inclusive, offset);
-        if (lane >= static_cast<unsigned>(offset)) inclusive += below;
-    }
-    if (lane == 31 && threadIdx.x < kRadix) sWarpTotals[warp] = inclusive;
+    unsigned inclusive[1] = {value};
+    Common::warpInclusiveScan(inclusive, lane);
+    if (lane == 31 && threadIdx.x < kRadix) sWarpTotals[warp] = inclusive[0];
     __syncthreads();
     unsigned before = 0;
     if (threadIdx.x < kRadix) {
         for (unsigned w = 0; w < warp; ++w) before += sWarpTotals[w];
     }
-    return before + inclusive - value;
+    return before + inclusive[0] - value;
 }
 
 // The global histogram (the paper's first kernel): the digit counts of all four passes in

@@ -37,11 +37,6 @@ __device__ inline unsigned scanned(int value, Predicate keep) {
     else return keep(value) ? 1u : 0u;
 }
 
-__device__ inline unsigned warpSum(unsigned value) {
-    for (int offset = 16; offset > 0; offset >>= 1) value += __shfl_xor_sync(0xffffffffu, value, offset);
-    return value;
-}
-
 // Up-sweep of the work-efficient scan (GPU Gems 3, 39.2.2) over a power-of-two tree in
 // shared memory: at each level a node adds its left child's sum into its right child.
 __device__ void upSweep(unsigned *tree, int size) {
@@ -86,12 +81,12 @@ __global__ void kernTileSums(int n, int *sums, const int *in, Predicate keep) {
         const long long i = tileBase + r * blockDim.x + threadIdx.x;
         if (i < n) sum += scanned<In>(in[i], keep);
     }
-    sum = warpSum(sum);
+    sum = Common::warpSum(sum);
     if ((threadIdx.x & 31) == 0) warpTotals[threadIdx.x >> 5] = sum;
     __syncthreads();
     if (threadIdx.x < 32) {
         sum = threadIdx.x < blockDim.x / 32 ? warpTotals[threadIdx.x] : 0u;
-        sum = warpSum(sum);
+        sum = Common::warpSum(sum);
         if (threadIdx.x == 0) sums[blockIdx.x] = static_cast<int>(sum);
     }
 }

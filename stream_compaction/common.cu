@@ -19,12 +19,16 @@ std::string errorText(const char *what, cudaError_t err, const char *file, int l
 }
 }  // namespace
 
-Operation::Operation(const char *backend, const char *op, long long n)
-    : backend_(backend), op_(op), n_(n), outer_(currentOperation) {
+void requireNonNegative(const char *backend, const char *op, long long n) {
     if (n < 0) {
         throw std::invalid_argument(std::string(backend) + " " + op + ": n = " + std::to_string(n) +
                                     " is negative; n must be >= 0");
     }
+}
+
+Operation::Operation(const char *backend, const char *op, long long n)
+    : backend_(backend), op_(op), n_(n), outer_(currentOperation) {
+    requireNonNegative(backend, op, n);
     if (!deviceAvailable()) {
         throw CudaError(std::string(backend) + " " + op + ", n = " + std::to_string(n) + ": no CUDA device",
                         cudaErrorNoDevice);

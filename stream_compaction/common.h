@@ -62,6 +62,9 @@ private:
 
 namespace Common {
 
+/** Throws std::invalid_argument ("cpu scan: n = -1 is negative; ...") when n < 0. */
+void requireNonNegative(const char *backend, const char *op, long long n);
+
 /**
  * Names the operation running on this thread, so that an error anywhere below it says
  * "naive scan, n = 1048576: ...". Back ends open one at each public entry point.

@@ -86,13 +86,18 @@ void timedSort(Count n, int *odata, const int *idata) {
 }
 }  // namespace
 
-void scan(int n, int *odata, const int *idata) { timedScan(n, odata, idata); }
+void scan(int n, int *odata, const int *idata) {
+    Common::requireNonNegative("cpu", "scan", n);
+    timedScan(n, odata, idata);
+}
 
 int compactWithoutScan(int n, int *odata, const int *idata, Predicate keep) {
+    Common::requireNonNegative("cpu", "compact", n);
     return timedCompact(n, odata, idata, keep);
 }
 
 int compactWithScan(int n, int *odata, const int *idata, Predicate keep) {
+    Common::requireNonNegative("cpu", "compact", n);
     std::vector<int> flags(n), positions(n);  // allocated outside the timed region
     timer().startCpuTimer();
     for (int i = 0; i < n; ++i) flags[i] = keep(idata[i]) ? 1 : 0;
@@ -105,9 +110,15 @@ int compactWithScan(int n, int *odata, const int *idata, Predicate keep) {
     return count;
 }
 
-int partition(int n, int *odata, const int *idata, Predicate keep) { return timedPartition(n, odata, idata, keep); }
+int partition(int n, int *odata, const int *idata, Predicate keep) {
+    Common::requireNonNegative("cpu", "partition", n);
+    return timedPartition(n, odata, idata, keep);
+}
 
-void sort(int n, int *odata, const int *idata) { timedSort(n, odata, idata); }
+void sort(int n, int *odata, const int *idata) {
+    Common::requireNonNegative("cpu", "sort", n);
+    timedSort(n, odata, idata);
+}
 
 namespace Large {
 

@@ -1,13 +1,27 @@
 // Common pieces: log helpers, the timer's rules, block-size validation, error messages.
 
+#include <chrono>
+#include <functional>
+#include <set>
 #include <stdexcept>
+#include <string>
+#include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
 
 #include <stream_compaction/backends.h>
 #include <stream_compaction/common.h>
+#include <stream_compaction/cpu.h>
+#include <stream_compaction/cub.h>
+#include <stream_compaction/decoupled.h>
+#include <stream_compaction/efficient.h>
 #include <stream_compaction/naive.h>
+#include <stream_compaction/onesweep.h>
+#include <stream_compaction/radix.h>
+#include <stream_compaction/shared.h>
+#include <stream_compaction/textbook.h>
+#include <stream_compaction/thrust.h>
 
 #include "runner.h"
 #include "test_support.h"
@@ -59,13 +73,17 @@ TEST(SelectInChunks, ChunksWriteOneAfterAnother) {
     }
 }
 
+// Misuse throws; a proper bracket around a 5 ms sleep reads at least 5 (milliseconds, not
+// seconds) and well under 5000 (not microseconds).
 TEST(PerformanceTimer, CpuMisuseThrows) {
     PerformanceTimer timer;
     EXPECT_THROW(timer.endCpuTimer(), std::runtime_error);
     timer.startCpuTimer();
     EXPECT_THROW(timer.startCpuTimer(), std::runtime_error);
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
     timer.endCpuTimer();
-    EXPECT_GE(timer.getCpuElapsedTimeForPreviousOperation(), 0.0f);
+    EXPECT_GE(timer.getCpuElapsedTimeForPreviousOperation(), 5.0f);
+    EXPECT_LT(timer.getCpuElapsedTimeForPreviousOperation(), 1000.0f);
     EXPECT_THROW(timer.endCpuTimer(), std::runtime_error);
 }
 
@@ -107,6 +125,68 @@ TEST(Errors, NegativeSizeIsRejectedWithTheOperationsName) {
     } catch (const std::invalid_argument &e) {
         EXPECT_NE(std::string(e.what()).find("naive scan: n = -5"), std::string::npos) << e.what();
     }
+}
+
+// The README's promise: a negative n throws std::invalid_argument from every course function
+// (host arrays) of every registered back end, and from every registry entry (device
+// pointers), before any device is touched, so this runs without a GPU too. A back end
+// added to the registry without a row here fails the test.
+TEST(Errors, NegativeSizeThrowsInvalidArgumentEverywhere) {
+    namespace SC = StreamCompaction;
+    std::vector<int> in = TestSupport::randomInput(8, TestSupport::freshSeed());
+    std::vector<int> out = TestSupport::poisoned(8);
+    int *o = out.data();
+    const int *i = in.data();
+    struct Call {
+        const char *backend;
+        const char *function;
+        std::function<void()> call;
+    };
+    const std::vector<Call> courseFunctions = {
+        {"cpu", "scan", [=] { SC::CPU::scan(-1, o, i); }},
+        {"cpu", "compactWithoutScan", [=] { SC::CPU::compactWithoutScan(-1, o, i); }},
+        {"cpu", "compactWithScan", [=] { SC::CPU::compactWithScan(-1, o, i); }},
+        {"cpu", "partition", [=] { SC::CPU::partition(-1, o, i); }},
+        {"cpu", "sort", [=] { SC::CPU::sort(-1, o, i); }},
+        {"naive", "scan", [=] { SC::Naive::scan(-1, o, i); }},
+        {"efficient", "scan", [=] { SC::Efficient::scan(-1, o, i); }},
+        {"efficient", "compact", [=] { SC::Efficient::compact(-1, o, i); }},
+        {"thrust", "scan", [=] { SC::Thrust::scan(-1, o, i); }},
+        {"thrust", "compact", [=] { SC::Thrust::compact(-1, o, i); }},
+        {"textbook", "compact", [=] { SC::Textbook::compact(-1, o, i); }},
+        {"textbook", "partition", [=] { SC::Textbook::partition(-1, o, i); }},
+        {"radix", "sort", [=] { SC::Radix::sort(-1, o, i); }},
+        {"onesweep", "sort", [=] { SC::Onesweep::sort(-1, o, i); }},
+        {"cub", "scan", [=] { SC::Cub::scan(-1, o, i); }},
+        {"cub", "compact", [=] { SC::Cub::compact(-1, o, i); }},
+        {"shared", "scan", [=] { SC::Shared::scan(-1, o, i); }},
+        {"shared", "compact", [=] { SC::Shared::compact(-1, o, i); }},
+        {"decoupled", "scan", [=] { SC::Decoupled::scan(-1, o, i); }},
+        {"decoupled", "compact", [=] { SC::Decoupled::compact(-1, o, i); }},
+    };
+    std::vector<Call> calls = courseFunctions;
+    const SC::Predicate keep = SC::Predicate::nonZero();
+    for (const SC::Backend &b : SC::backends()) {
+        if (b.scan) calls.push_back({b.name, "registry scan", [=] { b.scan(-1, o, i); }});
+        if (b.compact) calls.push_back({b.name, "registry compact", [=] { b.compact(-1, o, i, keep); }});
+        if (b.partition) calls.push_back({b.name, "registry partition", [=] { b.partition(-1, o, i, keep); }});
+        if (b.sort) calls.push_back({b.name, "registry sort", [=] { b.sort(-1, o, i); }});
+    }
+    std::set<std::string> listed;
+    for (const Call &c : courseFunctions) listed.insert(c.backend);
+    for (const SC::Backend &b : SC::backends()) EXPECT_EQ(listed.count(b.name), 1u) << b.name << " has no row here";
+    for (const Call &c : calls) {
+        SCOPED_TRACE(testing::Message() << c.backend << " " << c.function);
+        try {
+            c.call();
+            ADD_FAILURE() << "no exception at n = -1";
+        } catch (const std::invalid_argument &e) {
+            EXPECT_NE(std::string(e.what()).find("n = -1"), std::string::npos) << e.what();
+        } catch (const std::exception &e) {
+            ADD_FAILURE() << "not std::invalid_argument: " << e.what();
+        }
+    }
+    EXPECT_EQ(out, TestSupport::poisoned(8)) << "a call wrote to the output";
 }
 
 TEST(Errors, CudaFailureNamesBackEndOperationAndSize) {

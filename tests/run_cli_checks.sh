@@ -1,7 +1,8 @@
 #!/bin/sh
 # The real program's command line: every bad flag prints one line on stderr and nothing
 # on stdout, and exits 2; a small CPU-only sweep writes markdown, CSV and JSON that read
-# back whole. Usage: run_cli_checks.sh path/to/cis565_stream_compaction
+# back whole; the progress line shows on a terminal, but not with --quiet.
+# Usage: run_cli_checks.sh path/to/cis565_stream_compaction
 program="$1"
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
@@ -49,6 +50,28 @@ grep -q '^# copy_bandwidth_GBps:' "$dir/r.csv" || fail "the CSV has no copy band
 if command -v python3 >/dev/null 2>&1; then
   python3 -c 'import json, sys; rows = json.load(open(sys.argv[1]))["rows"]; sys.exit(len(rows) != 24)' \
     "$dir/r.json" || fail "the JSON does not parse to 24 rows"
+else
+  fail "python3 is needed to check the JSON report, and is not on PATH"
+fi
+
+# The progress line, on a terminal only: under a pseudo-terminal (util-linux `script`)
+# the sweep rewrites "[k/m] what is running" in place on stderr, and with --quiet writes
+# none of it. Both runs must still print the report.
+if command -v script >/dev/null 2>&1; then
+  esc=$(printf '\033')
+  script -qec "'$program' --sizes 2^8 --backends cpu --ops scan" /dev/null >"$dir/tty.out" 2>&1 \
+    || fail "the sweep under a pseudo-terminal exited $?"
+  script -qec "'$program' --sizes 2^8 --backends cpu --ops scan --quiet" /dev/null >"$dir/tty-quiet.out" 2>&1 \
+    || fail "the --quiet sweep under a pseudo-terminal exited $?"
+  for out in tty tty-quiet; do
+    grep -q 'scan: median time' "$dir/$out.out" || fail "no report from the sweep under a pseudo-terminal ($out)"
+  done
+  grep -qF "${esc}[K[1/2] cpu scan 2^8" "$dir/tty.out" || fail "no progress line on a terminal"
+  if grep -qF "${esc}[K" "$dir/tty-quiet.out" || grep -qF "[1/2]" "$dir/tty-quiet.out"; then
+    fail "a progress line on a terminal despite --quiet"
+  fi
+else
+  fail "util-linux 'script' is needed to check the progress line under a pseudo-terminal, and is not on PATH"
 fi
 
 [ "$failed" -eq 0 ] && echo "all command-line checks passed"

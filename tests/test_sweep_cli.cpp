@@ -14,7 +14,10 @@
 
 #include "cli.h"
 #include "cli_test_support.h"
+#include "runner.h"
 #include "sweep.h"
+#include "test_support.h"
+#include "testing_helpers.hpp"
 
 namespace {
 
@@ -287,7 +290,7 @@ TEST(Sweep, CpuOnlyEndToEnd) {
     Options options;
     std::string errors;
     ASSERT_EQ(parseArgs({"--sizes", "2^8,1000", "--backends", "cpu,efficient", "--reps", "2", "--output",
-                         csvPath.c_str(), "--quiet"},
+                         csvPath.c_str()},
                         options, errors),
               -1)
         << errors;
@@ -295,7 +298,9 @@ TEST(Sweep, CpuOnlyEndToEnd) {
     testing::internal::CaptureStderr();
     const int status = Harness::runSweep(options);
     const std::string text = testing::internal::GetCapturedStdout();
-    EXPECT_EQ(testing::internal::GetCapturedStderr(), "");  // --quiet, and not a terminal anyway
+    // Captured stderr is not a terminal: no progress line even without --quiet. (--quiet on
+    // a terminal is checked under a pseudo-terminal by run_cli_checks.sh.)
+    EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
     EXPECT_EQ(status, 0) << text;
     EXPECT_NE(text.find("scan: median time, ms (min–max)"), std::string::npos) << text;
 
@@ -321,7 +326,9 @@ TEST(Sweep, CpuOnlyEndToEnd) {
         const std::string verified = row[column("verified")];
         if (cpu || StreamCompaction::Common::deviceAvailable()) {
             EXPECT_EQ(verified, "passed") << row[column("note")];
-            EXPECT_GE(std::stod(row[column("median_ms")]), 0.0);
+            const double minMs = std::stod(row[column("min_ms")]), medianMs = std::stod(row[column("median_ms")]);
+            EXPECT_LE(minMs, medianMs);
+            EXPECT_LE(medianMs, std::stod(row[column("max_ms")]));
             EXPECT_EQ(row[column("reps")], "2");
         } else {
             EXPECT_EQ(verified, "skipped");
@@ -334,6 +341,74 @@ TEST(Sweep, CpuOnlyEndToEnd) {
     }
     EXPECT_EQ(cpuRows, 12);
     std::remove(csvPath.c_str());
+}
+
+// A CSV report (stdout of --format csv): its header and its rows, comment lines left out.
+struct CsvReport {
+    std::vector<std::string> header;
+    std::vector<std::vector<std::string>> rows;
+
+    explicit CsvReport(const std::string &text) {
+        for (std::size_t start = 0, end; start < text.size(); start = end + 1) {
+            end = text.find('\n', start);
+            const std::string line = text.substr(start, end - start);
+            if (line.empty() || line[0] == '#') continue;
+            if (header.empty()) header = csvFields(line);
+            else rows.push_back(csvFields(line));
+        }
+    }
+    // The named field of a row; fails the test when there is no such column.
+    std::string field(const std::vector<std::string> &row, const std::string &name) const {
+        const auto at = std::find(header.begin(), header.end(), name);
+        if (at == header.end() || row.size() != header.size()) {
+            ADD_FAILURE() << "no field " << name << " in a row of " << row.size() << " fields";
+            return "";
+        }
+        return row[static_cast<std::size_t>(at - header.begin())];
+    }
+};
+
+// --keep gt:1: every compaction row reports as kept the count of values above 1 in its
+// input, which is the seeded random input the sweep makes for each size (the companion
+// SIZE - 3 is its first SIZE - 3 elements), counted here independently.
+TEST(Sweep, KeptCountsFollowThePredicate) {
+    const std::string seed = std::to_string(TestSupport::freshSeed());
+    std::string csv;
+    const int status = runSweepCapturing({"--ops", "compact", "--keep", "gt:1", "--backends", "cpu", "--sizes",
+                                          "2^10,1000", "--seed", seed.c_str(), "--format", "csv", "--quiet"},
+                                         csv);
+    EXPECT_EQ(status, 0) << csv;
+    const CsvReport report(csv);
+    ASSERT_EQ(report.rows.size(), 3u) << csv;  // 2^10, its companion 2^10 - 3, 1000
+    for (const auto &row : report.rows) {
+        const long long size = std::stoll(report.field(row, "size"));
+        const bool npot = report.field(row, "npot") == "true";
+        SCOPED_TRACE(testing::Message() << "size " << size << (npot ? " (companion)" : "") << ", seed " << seed);
+        TestingHelpers::setSeed(std::stoull(seed));
+        std::vector<int> input = Harness::randomInput(Op::Compact, npot ? size + 3 : size);
+        input.resize(static_cast<std::size_t>(size));
+        const auto aboveOne = std::count_if(input.begin(), input.end(), [](int v) { return v > 1; });
+        ASSERT_GT(aboveOne, 0);
+        ASSERT_LT(aboveOne, size);
+        EXPECT_EQ(report.field(row, "kept"), std::to_string(aboveOne));
+        EXPECT_EQ(report.field(row, "verified"), "passed") << report.field(row, "note");
+    }
+}
+
+// Sizes 1, 2 and 4: a power of two gets its SIZE - 3 companion only from 4 up, so the rows
+// are 1, 2, 4 and 1 (4 - 3, marked npot), in that order.
+TEST(Sweep, TheCompanionSizeStartsAtFour) {
+    std::string csv;
+    const int status = runSweepCapturing(
+        {"--sizes", "1,2,4", "--backends", "cpu", "--ops", "scan", "--format", "csv", "--quiet"}, csv);
+    EXPECT_EQ(status, 0) << csv;
+    const CsvReport report(csv);
+    std::vector<std::string> cells;
+    for (const auto &row : report.rows) {
+        cells.push_back(report.field(row, "size") + (report.field(row, "npot") == "true" ? " npot" : ""));
+        EXPECT_EQ(report.field(row, "verified"), "passed") << report.field(row, "note");
+    }
+    EXPECT_EQ(cells, (std::vector<std::string>{"1", "2", "4", "1 npot"})) << csv;
 }
 
 TEST(SkipDecision, Past2To31Minus1OnlyBackEndsWith64BitEntryPointsRun) {

@@ -24,6 +24,7 @@ struct CourseScan {
     const char *name;
     ScanFunction scan;
     bool gpu;
+    Common::PerformanceTimer &(*timer)();
 };
 
 struct CourseCompact {
@@ -70,10 +71,10 @@ TEST_P(CourseCompactTest, MatchesReference) {
     EXPECT_EQ(input, inputCopy) << "the input was modified";
 }
 
-const CourseScan kScans[] = {{"cpu", CPU::scan, false},
-                             {"naive", Naive::scan, true},
-                             {"efficient", Efficient::scan, true},
-                             {"thrust", Thrust::scan, true}};
+const CourseScan kScans[] = {{"cpu", CPU::scan, false, CPU::timer},
+                             {"naive", Naive::scan, true, Naive::timer},
+                             {"efficient", Efficient::scan, true, Efficient::timer},
+                             {"thrust", Thrust::scan, true, Thrust::timer}};
 const CourseCompact kCompacts[] = {{"cpu_without_scan", cpuCompactWithoutScan, false},
                                    {"cpu_with_scan", cpuCompactWithScan, false},
                                    {"efficient", Efficient::compact, true},
@@ -91,24 +92,29 @@ INSTANTIATE_TEST_SUITE_P(EdgeSizes, CourseCompactTest,
                          testing::Combine(testing::ValuesIn(kCompacts), testing::ValuesIn(TestSupport::edgeSizes())),
                          caseName<CourseCompact>);
 
-// Compaction of arrays with nothing to drop and nothing to keep, every course back end.
-TEST(CourseCompact, AllZeroAndAllNonZero) {
-    for (const CourseCompact &backend : kCompacts) {
-        if (backend.gpu && !Common::deviceAvailable()) continue;
-        for (int n : {1, 129, 1000, 1 << 20}) {
-            SCOPED_TRACE(testing::Message() << backend.name << ", n = " << n);
-            const std::vector<int> zeros(static_cast<std::size_t>(n), 0);
-            std::vector<int> output = poisoned(n);
-            EXPECT_EQ(backend.compact(n, output.data(), zeros.data()), 0);
+// Compaction of arrays with nothing to drop and nothing to keep, every course back end
+// (a GPU one is reported skipped without a device).
+class CourseCompactExtremes : public ::testing::TestWithParam<CourseCompact> {};
 
-            std::vector<int> nonZero = randomInput(n, TestSupport::freshSeed());
-            for (int &v : nonZero) v = v == 0 ? 7 : v;
-            output = poisoned(n);
-            ASSERT_EQ(backend.compact(n, output.data(), nonZero.data()), n);
-            EXPECT_EQ(output, nonZero);
-        }
+TEST_P(CourseCompactExtremes, AllZeroAndAllNonZero) {
+    const CourseCompact &backend = GetParam();
+    if (backend.gpu) SKIP_WITHOUT_GPU();
+    for (int n : {1, 129, 1000, 1 << 20}) {
+        SCOPED_TRACE(testing::Message() << backend.name << ", n = " << n);
+        const std::vector<int> zeros(static_cast<std::size_t>(n), 0);
+        std::vector<int> output = poisoned(n);
+        EXPECT_EQ(backend.compact(n, output.data(), zeros.data()), 0);
+
+        std::vector<int> nonZero = randomInput(n, TestSupport::freshSeed());
+        for (int &v : nonZero) v = v == 0 ? 7 : v;
+        output = poisoned(n);
+        ASSERT_EQ(backend.compact(n, output.data(), nonZero.data()), n);
+        EXPECT_EQ(output, nonZero);
     }
 }
+
+INSTANTIATE_TEST_SUITE_P(Course, CourseCompactExtremes, testing::ValuesIn(kCompacts),
+                         [](const testing::TestParamInfo<CourseCompact> &info) { return info.param.name; });
 
 TEST(CpuCompact, WithAndWithoutScanAgree) {
     const auto seed = TestSupport::freshSeed();
@@ -126,18 +132,22 @@ TEST(CpuCompact, WithAndWithoutScanAgree) {
     }
 }
 
-// The timers bracket device work only; each GPU back end writes its own timer.
-TEST(CourseTimers, GpuBackEndsReportPositiveTimes) {
-    SKIP_WITHOUT_GPU();
+// Each course scan sets its own back end's timer (GPU or CPU): primed with an empty
+// bracket first, the timer must then read a positive time that this call left.
+class CourseTimers : public ::testing::TestWithParam<CourseScan> {};
+
+TEST_P(CourseTimers, ScanSetsItsOwnTimer) {
+    const CourseScan &backend = GetParam();
+    if (backend.gpu) SKIP_WITHOUT_GPU();
     const std::vector<int> input = randomInput(1 << 20, TestSupport::freshSeed());
-    std::vector<int> output(input.size());
-    for (const CourseScan &backend : kScans) {
-        backend.scan(1 << 20, output.data(), input.data());
-    }
-    EXPECT_GT(Naive::timer().getGpuElapsedTimeForPreviousOperation(), 0.0f);
-    EXPECT_GT(Efficient::timer().getGpuElapsedTimeForPreviousOperation(), 0.0f);
-    EXPECT_GT(Thrust::timer().getGpuElapsedTimeForPreviousOperation(), 0.0f);
-    EXPECT_GT(CPU::timer().getCpuElapsedTimeForPreviousOperation(), 0.0f);
+    std::vector<int> output = poisoned(1 << 20);
+    const float primed = TestSupport::primeTimer(backend.timer(), backend.gpu);
+    backend.scan(1 << 20, output.data(), input.data());
+    EXPECT_TRUE(TestSupport::timedSince(backend.timer(), backend.gpu, primed));
+    EXPECT_EQ(output, TestingHelpers::referenceScan(input));
 }
+
+INSTANTIATE_TEST_SUITE_P(Course, CourseTimers, testing::ValuesIn(kScans),
+                         [](const testing::TestParamInfo<CourseScan> &info) { return info.param.name; });
 
 }  // namespace

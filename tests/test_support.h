@@ -39,6 +39,30 @@ inline std::vector<int> randomInput(int n, std::uint64_t seed) {
 /** An output array filled with 0xCD bytes, so unwritten elements are seen. */
 inline std::vector<int> poisoned(int n) { return std::vector<int>(static_cast<std::size_t>(n), static_cast<int>(0xCDCDCDCDu)); }
 
+/**
+ * Sets a timer's GPU (or CPU) reading to that of an empty bracket and returns it, so that
+ * timedSince() can tell whether the next call set the timer: one that does not leaves this.
+ */
+inline float primeTimer(StreamCompaction::Common::PerformanceTimer &timer, bool gpu) {
+    if (gpu) {
+        timer.startGpuTimer();
+        timer.endGpuTimer();
+        return timer.getGpuElapsedTimeForPreviousOperation();
+    }
+    timer.startCpuTimer();
+    timer.endCpuTimer();
+    return timer.getCpuElapsedTimeForPreviousOperation();
+}
+
+/** Whether the timer holds a positive time other than the primed one: set by a call since primeTimer(). */
+inline testing::AssertionResult timedSince(StreamCompaction::Common::PerformanceTimer &timer, bool gpu, float primed) {
+    const float reading =
+        gpu ? timer.getGpuElapsedTimeForPreviousOperation() : timer.getCpuElapsedTimeForPreviousOperation();
+    if (reading > 0 && reading != primed) return testing::AssertionSuccess();
+    return testing::AssertionFailure() << "the timer reads " << reading << " ms; primed with " << primed
+                                       << " ms: the call did not set it";
+}
+
 #define SKIP_WITHOUT_GPU()                                                     \
     do {                                                                       \
         if (!StreamCompaction::Common::deviceAvailable()) GTEST_SKIP() << "no CUDA device"; \

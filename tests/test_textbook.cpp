@@ -98,11 +98,15 @@ TEST(TextbookWorkedExample, Section63StablePartitionKeepsBothSidesInOrder) {
     EXPECT_EQ(output, TestingHelpers::referencePartition(input, Predicate::multipleOf(3)));
 }
 
+// The CPU baselines on the chapter's inputs, into poisoned outputs: the kept values, not
+// only their count, and every element of the partition.
 TEST(TextbookWorkedExample, CpuBaselinesGiveTheChaptersFigures) {
-    std::vector<int> output(2048);
-    EXPECT_EQ(StreamCompaction::CPU::compactWithoutScan(2048, output.data(), iota(2048).data(), Predicate::multipleOf(3)),
+    const std::vector<int> input = iota(2048);
+    std::vector<int> output = TestSupport::poisoned(2048);
+    ASSERT_EQ(StreamCompaction::CPU::compactWithoutScan(2048, output.data(), input.data(), Predicate::multipleOf(3)),
               683);
-    output.assign(8, 0);
+    EXPECT_EQ(slice(output, 0, 683), TestingHelpers::referenceCompact(input, Predicate::multipleOf(3)));
+    output = TestSupport::poisoned(8);
     EXPECT_EQ(StreamCompaction::CPU::partition(8, output.data(), iota(8).data(), Predicate::multipleOf(3)), 3);
     EXPECT_EQ(output, std::vector<int>({0, 3, 6, 1, 2, 4, 5, 7}));
 }
@@ -266,10 +270,11 @@ TEST(TextbookHostApi, CompactAndPartitionHostArrays) {
     SCOPED_TRACE(testing::Message() << "seed " << seed);
     const std::vector<int> input = TextbookTests::makeInput(Shape::Random, 100003, seed);
     const int n = static_cast<int>(input.size());
-    std::vector<int> output(input.size());
+    std::vector<int> output = TestSupport::poisoned(n);
     const std::vector<int> compacted = TestingHelpers::referenceCompact(input, Predicate::nonZero());
     ASSERT_EQ(Textbook::compact(n, output.data(), input.data()), static_cast<int>(compacted.size()));
     EXPECT_EQ(slice(output, 0, compacted.size()), compacted);
+    output = TestSupport::poisoned(n);  // not the compaction's output: every element must be written again
     EXPECT_EQ(Textbook::partition(n, output.data(), input.data(), Predicate::greaterThan(10)),
               std::count_if(input.begin(), input.end(), Predicate::greaterThan(10)));
     EXPECT_EQ(output, TestingHelpers::referencePartition(input, Predicate::greaterThan(10)));

@@ -117,33 +117,30 @@ std::vector<Out> timedCalls(const Backend &backend, const std::vector<int> &inpu
     };
     std::vector<double> times;
     long long defined = 0;
+    auto warmUpThenTime = [&](auto poisonedCall) {
+        for (int i = 0; i < settings.warmup; ++i) poisonedCall();
+        for (int i = 0; i < settings.reps; ++i) {
+            defined = poisonedCall();
+            times.push_back(elapsedMs());
+        }
+    };
     std::vector<Out> output;
     if (backend.onGpu) {
         DeviceBuffer<int> dIn(input.size());
         DeviceBuffer<Out> dOut(input.size());
         dIn.upload(input.data(), input.size());
-        auto poisonedCall = [&] {
+        warmUpThenTime([&] {
             dOut.fillBytes(kPoisonByte, input.size());
             return call(dOut.get(), dIn.get());
-        };
-        for (int i = 0; i < settings.warmup; ++i) poisonedCall();
-        for (int i = 0; i < settings.reps; ++i) {
-            defined = poisonedCall();
-            times.push_back(elapsedMs());
-        }
+        });
         output.resize(static_cast<std::size_t>(defined));
         dOut.download(output.data(), output.size());
     } else {
         output.resize(input.size());
-        auto poisonedCall = [&] {
+        warmUpThenTime([&] {
             std::fill(output.begin(), output.end(), poisonValue<Out>());
             return call(output.data(), input.data());
-        };
-        for (int i = 0; i < settings.warmup; ++i) poisonedCall();
-        for (int i = 0; i < settings.reps; ++i) {
-            defined = poisonedCall();
-            times.push_back(elapsedMs());
-        }
+        });
         output.resize(static_cast<std::size_t>(defined));
     }
     timing = summarize(std::move(times));

@@ -128,27 +128,53 @@ __global__ void __launch_bounds__(kRadix) kernBucketOffsets(const unsigned *glob
 // Decoupled look-back for one digit (Merrill and Garland 2016; Onesweep runs one per
 // digit, thread d for digit d): walks back from the tile before `tile`, adding the
 // aggregates it meets, until it meets an inclusive prefix (tile 0 publishes one at once).
-// Returns how many keys of the digit the tiles before `tile` hold. A word of 0 is not
-// published yet: spin on it. Every earlier tile drew its index before this one did, so it
-// is running or done and publishes eventually: the wait cannot deadlock. The word itself
-// is all that is communicated, so it is published with atomicExch and polled with
-// volatile loads (the pairing that ran the decoupled scan fastest on the H200, see
-// decoupled.cu).
+// Returns how many keys of the digit the tiles before `tile` hold. Each step loads the
+// words of kLookBackWindow predecessors at once, so that one memory round trip covers
+// several tiles, then uses them nearest first. A word of 0 is not published yet: spin on
+// it. Every earlier tile drew its index before this one did, so it is running or done
+// and publishes eventually: the wait cannot deadlock. The word itself is all that is
+// communicated, so it is published with atomicExch and polled with volatile loads (the
+// pairing that ran the decoupled scan fastest on the H200, see decoupled.cu).
+constexpr int kLookBackWindow = 4;
+
 __device__ void publish(unsigned *tileStatus, unsigned tile, unsigned digit, unsigned word) {
     atomicExch(&tileStatus[static_cast<long long>(tile) * kRadix + digit], word);
 }
 
 __device__ unsigned lookBack(const unsigned *tileStatus, unsigned tile, unsigned digit) {
+    auto status = [&](long long predecessor) -> const volatile unsigned & {
+        return tileStatus[predecessor * kRadix + digit];
+    };
     unsigned before = 0;
-    for (long long predecessor = static_cast<long long>(tile) - 1;; --predecessor) {
-        const volatile unsigned *status = &tileStatus[predecessor * kRadix + digit];
-        unsigned word;
-        do {
-            word = *status;
-        } while (word == 0);
-        if (word & kInclusive) return before + (word & ~kInclusive);
-        before += word & ~kAggregate;
+    for (long long nearest = static_cast<long long>(tile) - 1;; nearest -= kLookBackWindow) {
+        // Tiles before 0 are never used: tile 0's word is inclusive and ends the walk.
+        unsigned words[kLookBackWindow];
+#pragma unroll
+        for (int k = 0; k < kLookBackWindow; ++k) words[k] = nearest - k >= 0 ? status(nearest - k) : kInclusive;
+#pragma unroll
+        for (int k = 0; k < kLookBackWindow; ++k) {
+            while (words[k] == 0) words[k] = status(nearest - k);
+            if (words[k] & kInclusive) return before + (words[k] & ~kInclusive);
+            before += words[k] & ~kAggregate;
+        }
     }
+}
+
+// The lanes of the warp whose digit equals this lane's (a warp-level match): one ballot
+// per digit bit, and one that keeps keys past n (digit kRadix) apart from real keys. On
+// the H200 these nine ballots cost less than one __match_any_sync over 32 mostly distinct
+// digits (results/h200/onesweep-variants.txt). Every lane of the warp must call it.
+__device__ unsigned lanesWithSameDigit(unsigned digit) {
+    const bool real = digit < kRadix;
+    const unsigned realLanes = __ballot_sync(kFullMask, real);
+    unsigned peers = real ? realLanes : ~realLanes;
+#pragma unroll
+    for (int bit = 0; bit < kDigitBits; ++bit) {
+        const bool set = (digit >> bit) & 1u;
+        const unsigned lanesWithBit = __ballot_sync(kFullMask, set);
+        peers &= set ? lanesWithBit : ~lanesWithBit;
+    }
+    return peers;
 }
 
 // A pass's shared memory. The warps' digit counters are dead once every key knows its
@@ -173,7 +199,7 @@ static_assert(sizeof(PassStorage) <= 48 * 1024, "static shared memory is limited
 // waits on tiles that have started.
 //   1. Load: key j of lane l of warp w is key w * kWarpItems + j * 32 + l of the tile, so
 //      every load of a warp reads 128 contiguous bytes.
-//   2. Rank within the warp (warp-level multisplit): for each j, __match_any_sync groups
+//   2. Rank within the warp (warp-level multisplit): for each j, lanesWithSameDigit groups
 //      the lanes whose keys share a digit; the group's highest lane adds the group's size
 //      to the warp's counter for that digit, and a key's rank is the counter before that
 //      plus the lanes of its group below its own. Keys are visited in input order (j, then
@@ -224,7 +250,7 @@ __global__ void __launch_bounds__(kThreads, 2)
 #pragma unroll
     for (int j = 0; j < kItems; ++j) {
         const unsigned digit = valid(j) ? digitOf(keys[j], shift) : kRadix;
-        const unsigned peers = __match_any_sync(kFullMask, digit);
+        const unsigned peers = lanesWithSameDigit(digit);
         const int leader = 31 - __clz(peers);
         unsigned seen = 0;
         if (static_cast<int>(lane) == leader && digit < kRadix) {

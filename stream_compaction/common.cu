@@ -197,6 +197,12 @@ void releaseWorkspaces() noexcept {
     for (CachedDeviceMemory *cached : allCachedMemory()) cached->release();
 }
 
+std::size_t cachedDeviceBytes() noexcept {
+    std::size_t bytes = 0;
+    for (const CachedDeviceMemory *cached : allCachedMemory()) bytes += cached->bytesHeld();
+    return bytes;
+}
+
 namespace {
 unsigned recoveryCount = 0;
 unsigned resetCount = 0;

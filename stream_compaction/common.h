@@ -276,6 +276,8 @@ public:
     virtual void release() noexcept = 0;
     /** Drops the pointers without freeing them: after a device reset freed everything. */
     virtual void forget() noexcept = 0;
+    /** How many bytes of device memory it holds now. */
+    virtual std::size_t bytesHeld() const noexcept = 0;
 };
 
 /**
@@ -296,6 +298,7 @@ public:
     }
     void release() noexcept override;
     void forget() noexcept override;
+    std::size_t bytesHeld() const noexcept override { return bytes_; }
 
 private:
     void reserveBytes(std::size_t bytes);
@@ -305,6 +308,12 @@ private:
 
 /** Frees every back end's cached device memory: workspaces, Thrust's temporary storage. */
 void releaseWorkspaces() noexcept;
+
+/**
+ * The bytes of device memory that this process's back ends hold across calls (what
+ * releaseWorkspaces() frees). Unlike freeDeviceMemory(), no other process moves it.
+ */
+std::size_t cachedDeviceBytes() noexcept;
 
 /**
  * After a CUDA error, makes the device usable again. When the error left the context

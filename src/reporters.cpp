@@ -1,7 +1,9 @@
 #include "reporters.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <stdexcept>
 #include <variant>
 #include <vector>
@@ -165,57 +167,70 @@ std::string csvQuoted(const std::string &text) {
     return quoted + "\"";
 }
 
+// Where a report goes: every write is flushed at once, so that the rows finished so far
+// are on disk whatever happens next, and a write that fails (a full disk, a removed
+// file) throws, naming the destination, instead of losing the report silently.
+class Output {
+public:
+    Output(std::FILE *file, std::string where) : file_(file), where_(std::move(where)) {}
+
+    void write(const std::string &text) {
+        std::fputs(text.c_str(), file_);
+        if (std::fflush(file_) != 0 || std::ferror(file_))
+            throw std::runtime_error(fmt::format("cannot write {}: {}", where_, std::strerror(errno)));
+    }
+
+private:
+    std::FILE *file_;
+    std::string where_;
+};
+
 // ---- CSV and JSON: a row per cell, written as it arrives ----
 
 class CsvReporter : public Reporter {
 public:
-    explicit CsvReporter(std::FILE *out) : out_(out) {}
+    explicit CsvReporter(Output out) : out_(std::move(out)) {}
 
     // Context as "# key: value" comment lines, then the header.
     void begin(const Context &context) override {
-        for (const Field &field : contextFields(context)) {
-            fmt::print(out_, "# {}: {}\n", field.key, plainText(field.value));
-        }
+        std::string comments;
+        for (const Field &field : contextFields(context))
+            comments += fmt::format("# {}: {}\n", field.key, plainText(field.value));
+        out_.write(comments);
         writeLine(rowFields(Row{}), [](const Field &field) { return field.key; });
     }
     void add(const Row &row) override {
         writeLine(rowFields(row), [](const Field &field) { return plainText(field.value); });
     }
     void endOp() override {}
-    void end() override { std::fflush(out_); }
+    void end() override {}
 
 private:
     template <typename Text>
     void writeLine(const std::vector<Field> &fields, Text text) {
         std::string line;
         for (const Field &field : fields) line += (line.empty() ? "" : ",") + csvQuoted(text(field));
-        fmt::print(out_, "{}\n", line);
-        std::fflush(out_);
+        out_.write(line + "\n");
     }
 
-    std::FILE *out_;
+    Output out_;
 };
 
 class JsonReporter : public Reporter {
 public:
-    explicit JsonReporter(std::FILE *out) : out_(out) {}
+    explicit JsonReporter(Output out) : out_(std::move(out)) {}
 
     void begin(const Context &context) override {
-        fmt::print(out_, "{{\n  \"context\": {},\n  \"rows\": [", jsonObject(contextFields(context)));
-        std::fflush(out_);
+        out_.write(fmt::format("{{\n  \"context\": {},\n  \"rows\": [", jsonObject(contextFields(context))));
     }
     void add(const Row &row) override {
-        fmt::print(out_, "{}\n    {}", rows_++ ? "," : "", jsonObject(rowFields(row)));
-        std::fflush(out_);
+        out_.write(fmt::format("{}\n    {}", rows_++ ? "," : "", jsonObject(rowFields(row))));
     }
     void endOp() override {}
-    void end() override {
-        fmt::print(out_, "\n  ]\n}}\n");
-        std::fflush(out_);
-    }
+    void end() override { out_.write("\n  ]\n}\n"); }
 
 private:
-    std::FILE *out_;
+    Output out_;
     long long rows_ = 0;
 };
 
@@ -319,7 +334,7 @@ struct RowKey {
 
 class TableReporter : public Reporter {
 public:
-    TableReporter(std::FILE *out, bool markdown) : out_(out), markdown_(markdown) {}
+    TableReporter(Output out, bool markdown) : out_(std::move(out)), markdown_(markdown) {}
 
     void begin(const Context &context) override {
         std::string text = markdown_ ? "## cis565_stream_compaction sweep\n\n" : "cis565_stream_compaction sweep\n";
@@ -330,8 +345,7 @@ public:
             text += markdown_ ? fmt::format("- {}: {}\n", field.label, code ? "`" + value + "`" : value)
                               : fmt::format("  {}: {}\n", field.label, value);
         }
-        fmt::print(out_, "{}\n", text);
-        std::fflush(out_);
+        out_.write(text + "\n");
     }
     void add(const Row &row) override { rows_.push_back(row); }
     void endOp() override {
@@ -345,11 +359,10 @@ public:
             std::any_of(rows_.begin(), rows_.end(), [](const Row &r) { return r.speedupVsCpu || r.speedupVsCub; });
         if (ratios) text += render({fmt::format("{}: speed-up (over cpu, over cub)", op), {}, {}}, speedupCell, "cpu");
         text += notes();
-        fmt::print(out_, "{}", text);
-        std::fflush(out_);
         rows_.clear();
+        out_.write(text);
     }
-    void end() override { std::fflush(out_); }
+    void end() override {}
 
 private:
     // Rows: every (size, companion, block size) the GPU back ends ran, or the CPU's.
@@ -419,7 +432,7 @@ private:
         return text.empty() ? "" : text + "\n";
     }
 
-    std::FILE *out_;
+    Output out_;
     bool markdown_;
     std::vector<Row> rows_;
 };
@@ -441,12 +454,13 @@ std::optional<Format> formatForPath(const std::string &path) {
     return std::nullopt;
 }
 
-std::unique_ptr<Reporter> makeReporter(Format format, std::FILE *out) {
+std::unique_ptr<Reporter> makeReporter(Format format, std::FILE *out, const std::string &where) {
+    Output output(out, where);
     switch (format) {
-        case Format::Csv: return std::make_unique<CsvReporter>(out);
-        case Format::Json: return std::make_unique<JsonReporter>(out);
-        case Format::Markdown: return std::make_unique<TableReporter>(out, true);
-        case Format::Text: return std::make_unique<TableReporter>(out, false);
+        case Format::Csv: return std::make_unique<CsvReporter>(std::move(output));
+        case Format::Json: return std::make_unique<JsonReporter>(std::move(output));
+        case Format::Markdown: return std::make_unique<TableReporter>(std::move(output), true);
+        case Format::Text: return std::make_unique<TableReporter>(std::move(output), false);
     }
     return nullptr;
 }

@@ -70,8 +70,11 @@ public:
     virtual void end() = 0;
 };
 
-/** A reporter writing `format` to `out` (not owned), flushing what it writes. */
-std::unique_ptr<Reporter> makeReporter(Format format, std::FILE *out);
+/**
+ * A reporter writing `format` to `out` (not owned), flushing what it writes. A write
+ * that fails throws std::runtime_error naming `where` ("stdout", "'sweep.csv'").
+ */
+std::unique_ptr<Reporter> makeReporter(Format format, std::FILE *out, const std::string &where);
 
 /** "2^20", "2^20 - 3" for the companion (npot) of a power of two, or the plain number. */
 std::string sizeLabel(long long size, bool npot);

@@ -164,6 +164,9 @@ using File = std::unique_ptr<std::FILE, FileCloser>;
 class Progress {
 public:
     Progress(long long total, bool enabled) : total_(total), enabled_(enabled) {}
+    ~Progress() { clear(); }  // also when an error ends the sweep
+    Progress(const Progress &) = delete;
+    Progress &operator=(const Progress &) = delete;
 
     void show(long long done, const std::string &what) {
         if (!enabled_) return;
@@ -416,6 +419,19 @@ std::string openOutputs(const Options &options, std::vector<File> &files) {
     return "";
 }
 
+// Ends every open report (the current op's table, JSON's closing brackets) after an
+// error; a report that fails again is left as it is, the first error being the one
+// reported.
+void endAfterError(const std::vector<Reporter *> &open) noexcept {
+    for (Reporter *reporter : open) {
+        try {
+            reporter->endOp();
+            reporter->end();
+        } catch (...) {
+        }
+    }
+}
+
 }  // namespace
 
 int runSweep(const Options &options) {
@@ -429,17 +445,34 @@ int runSweep(const Options &options) {
     }
 
     std::vector<std::unique_ptr<Reporter>> owned;
-    owned.push_back(makeReporter(options.format, stdout));
+    owned.push_back(makeReporter(options.format, stdout, "stdout"));
     for (std::size_t i = 0; i < files.size(); ++i)
-        owned.push_back(makeReporter(*formatForPath(options.outputs[i]), files[i].get()));
+        owned.push_back(makeReporter(*formatForPath(options.outputs[i]), files[i].get(), "'" + options.outputs[i] + "'"));
     std::vector<Reporter *> reporters;
     for (const auto &reporter : owned) reporters.push_back(reporter.get());
 
     const StopSignals stopSignals;
     const Context context = sweepContext(options, largestSize);
-    for (Reporter *reporter : reporters) reporter->begin(context);
-    const int failures = Sweep(options, reporters, context.copyBandwidthGBs).run();
-    for (Reporter *reporter : reporters) reporter->end();
+    std::vector<Reporter *> open;  // begun and not yet ended
+    int failures = 0;
+    try {
+        for (Reporter *reporter : reporters) {
+            reporter->begin(context);
+            open.push_back(reporter);
+        }
+        failures = Sweep(options, reporters, context.copyBandwidthGBs).run();
+        while (!open.empty()) {
+            Reporter *reporter = open.front();
+            open.erase(open.begin());
+            reporter->end();
+        }
+    } catch (...) {
+        // An error that is not one cell's (a report that cannot be written, host memory
+        // running out): every other report still gets its finished rows and its ending,
+        // so a JSON file stays valid; then main prints the error.
+        endAfterError(open);
+        throw;
+    }
     if (stopSignal) {
         fmt::print(stderr, "cis565_stream_compaction: stopped by {}; the rows finished before it are in the report\n",
                    stopSignal == SIGINT ? "SIGINT" : "SIGTERM");

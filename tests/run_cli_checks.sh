@@ -54,6 +54,26 @@ else
   fail "python3 is needed to check the JSON report, and is not on PATH"
 fi
 
+# A report that cannot be written (a full disk, here /dev/full under a .json name) is an
+# error of one line naming the file and why, exit status 1; the report on stdout still
+# gets its ending, so its JSON parses.
+if [ -w /dev/full ]; then
+  ln -s /dev/full "$dir/full.json"
+  "$program" --sizes 2^8 --backends cpu --ops scan --format json --output "$dir/full.json" \
+    >"$dir/full-out.json" 2>"$dir/err"
+  status=$?
+  lines=$(wc -l <"$dir/err")
+  if [ "$status" -ne 1 ] || [ "$lines" -ne 1 ] || ! grep -q "cannot write '$dir/full.json'" "$dir/err"; then
+    fail "a sweep writing to /dev/full -> exit $status, stderr: $(cat "$dir/err")"
+  else
+    echo "ok: a full disk -> $(cat "$dir/err")"
+  fi
+  if command -v python3 >/dev/null 2>&1; then
+    python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$dir/full-out.json" ||
+      fail "stdout's JSON report was left unended after the write error"
+  fi
+fi
+
 # The progress line, on a terminal only: under a pseudo-terminal (util-linux `script`)
 # the sweep rewrites "[k/m] what is running" in place on stderr, and with --quiet writes
 # none of it. Both runs must still print the report.

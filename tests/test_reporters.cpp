@@ -207,7 +207,7 @@ Row skippedRow() {
 // Writes a whole report with `format` and returns it.
 std::string report(Format format, const std::vector<Row> &rows) {
     std::FILE *file = std::tmpfile();
-    auto reporter = Harness::makeReporter(format, file);
+    auto reporter = Harness::makeReporter(format, file, "the test file");
     reporter->begin(sampleContext());
     for (const Row &row : rows) reporter->add(row);
     reporter->endOp();
@@ -332,7 +332,7 @@ TEST(CsvReporter, RowsAreOnDiskAsSoonAsTheyArrive) {
     const std::string path = testing::TempDir() + "reporter_flush.csv";
     std::FILE *file = std::fopen(path.c_str(), "w");
     ASSERT_NE(file, nullptr);
-    auto reporter = Harness::makeReporter(Format::Csv, file);
+    auto reporter = Harness::makeReporter(Format::Csv, file, "the test file");
     reporter->begin(sampleContext());
     reporter->add(cpuRow());
     std::ifstream partial(path);  // a sweep stopped here leaves a CSV with the header and one row
@@ -378,7 +378,7 @@ TEST(JsonReporter, ReadsBackContextAndRows) {
 
 TEST(JsonReporter, WithoutAGpuTheGpuFieldsAreNull) {
     std::FILE *file = std::tmpfile();
-    auto reporter = Harness::makeReporter(Format::Json, file);
+    auto reporter = Harness::makeReporter(Format::Json, file, "the test file");
     Context context = sampleContext();
     context.gpu.reset();
     reporter->begin(context);

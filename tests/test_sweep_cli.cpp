@@ -2,11 +2,16 @@
 // flags, every bad input), its memory check, and a CPU-only sweep end to end.
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include <unistd.h>
 
 #include <gtest/gtest.h>
 
@@ -478,6 +483,36 @@ TEST(Sweep, ACellThatDoesNotFitInHostMemoryIsSkippedSayingHowMuch) {
         ++skipped;
     }
     EXPECT_EQ(skipped, 4);  // two ops, 2^33 and its companion 2^33 - 3
+}
+
+// A report that fails to write mid-sweep (here a full disk from the first line: a .json
+// name linked to /dev/full) throws, naming the file and why, and every other report
+// still gets its ending: stdout's JSON is whole.
+TEST(Sweep, AFailedWriteThrowsAndTheOtherReportsEnd) {
+    if (access("/dev/full", W_OK) != 0) GTEST_SKIP() << "no writable /dev/full here";
+    const std::string path = testing::TempDir() + "sweep_full_disk.json";
+    std::remove(path.c_str());
+    ASSERT_EQ(symlink("/dev/full", path.c_str()), 0) << std::strerror(errno);
+    Options options;
+    std::string errors;
+    ASSERT_EQ(parseArgs({"--sizes", "2^8", "--backends", "cpu", "--ops", "scan", "--format", "json", "--quiet",
+                         "--output", path.c_str()},
+                        options, errors),
+              -1)
+        << errors;
+    testing::internal::CaptureStdout();
+    std::string message;
+    try {
+        Harness::runSweep(options);
+    } catch (const std::runtime_error &e) {
+        message = e.what();
+    }
+    const std::string out = testing::internal::GetCapturedStdout();
+    std::remove(path.c_str());
+    EXPECT_NE(message.find("cannot write '" + path + "': " + std::strerror(ENOSPC)), std::string::npos) << message;
+    const std::string ending = "\n  ]\n}\n";  // JsonReporter's closing brackets
+    ASSERT_GE(out.size(), ending.size()) << out;
+    EXPECT_EQ(out.substr(out.size() - ending.size()), ending) << out;
 }
 
 TEST(Sweep, UnwritableOutputStopsBeforeRunning) {

@@ -371,7 +371,6 @@ void dropRepeats(std::vector<T> &items) {
 }
 
 // Turns the checked text into values; returns a one-line error, or "".
-
 std::string finish(const RawText &raw, Options &options) {
     if (!raw.size.empty()) options.size = parseSize(raw.size);
     if (!raw.blockSize.empty()) options.blockSize = parseCount(raw.blockSize);

@@ -312,13 +312,17 @@ __global__ void __launch_bounds__(kThreads)
     }
 }
 
-// [tile counter, kept count, the tile status words] for one sum type. Not a
-// Common::Workspace: the epochs in it must survive between calls, and
-// releaseWorkspaces() would free it behind this back end's back. Grows only.
-struct TileStorage {
+// [tile counter, kept count, the tile status words] for one sum type. Grows only, and the
+// epochs in it survive from call to call. It is registered cached device memory:
+// releaseWorkspaces() frees it and a device reset makes it forget it; either way it is
+// then empty, so the next call allocates and clears it again.
+struct TileStorage : Common::CachedDeviceMemory {
     Common::DeviceBuffer<unsigned long long> words;
     unsigned long long epoch = kLastEpoch;  // forces the first call to clear the buffer
-    unsigned madeAfterReset = 0;            // Common::deviceResets() when allocated
+
+    void release() noexcept override { words = {}; }
+    void forget() noexcept override { words.forget(); }
+    std::size_t bytesHeld() const noexcept override { return words.size() * sizeof(unsigned long long); }
 };
 
 template <typename Sum>
@@ -328,17 +332,13 @@ TileStorage &tileStorage() {
 }
 
 // Untimed preparation: grows and clears the tile words when needed, and takes this
-// call's epoch. A clear happens on growth, after a device reset (which freed the
-// words) and once every 2^30 - 1 calls.
+// call's epoch. A clear happens on growth (also after releaseWorkspaces() or a device
+// reset emptied the storage) and once every 2^30 - 1 calls.
 template <typename Sum>
 TileState<Sum> prepareTiles(long long n) {
     const auto numTiles = static_cast<unsigned int>((n + kTileItems - 1) / kTileItems);
     const std::size_t words = 2 + TileStatus<Sum>::kWordsPerTile * static_cast<std::size_t>(numTiles);
     TileStorage &storage = tileStorage<Sum>();
-    if (storage.madeAfterReset != Common::deviceResets()) {
-        storage.words.forget();
-        storage.madeAfterReset = Common::deviceResets();
-    }
     if (words > storage.words.size() || storage.epoch == kLastEpoch) {
         storage.words.reserve(words < 4096 ? 4096 : words);
         storage.words.fillBytes(0, storage.words.size());

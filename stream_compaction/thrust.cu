@@ -48,7 +48,6 @@ public:
             size = static_cast<std::size_t>(bytes);
             ptr = static_cast<char *>(Common::deviceAllocate(size));
             ++allocations_;
-            bytesHeld_ += size;
         }
         blocksInUse_.emplace(ptr, size);
         return ptr;
@@ -62,20 +61,21 @@ public:
     }
 
     void release() noexcept override {
-        for (auto &block : freeBlocks_) {
-            Common::deviceFree(block.second);
-            bytesHeld_ -= block.first;
-        }
+        for (auto &block : freeBlocks_) Common::deviceFree(block.second);
         freeBlocks_.clear();
     }
 
     void forget() noexcept override {
         freeBlocks_.clear();
         blocksInUse_.clear();
-        bytesHeld_ = 0;
     }
 
-    std::size_t bytesHeld() const noexcept override { return bytesHeld_; }
+    std::size_t bytesHeld() const noexcept override {
+        std::size_t bytes = 0;
+        for (const auto &block : freeBlocks_) bytes += block.first;
+        for (const auto &block : blocksInUse_) bytes += block.second;
+        return bytes;
+    }
 
     /** How many times a block had to be allocated rather than reused. */
     long long allocations() const { return allocations_; }
@@ -84,7 +84,6 @@ private:
     std::multimap<std::size_t, char *> freeBlocks_;  // by size, for a best fit
     std::map<char *, std::size_t> blocksInUse_;
     long long allocations_ = 0;
-    std::size_t bytesHeld_ = 0;  // in free blocks and in use
 };
 
 CachingAllocator temporaryStorage;

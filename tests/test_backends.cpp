@@ -135,4 +135,29 @@ TEST(Registry, ReleaseWorkspacesFreesThrustsTemporaryStorage) {
     EXPECT_EQ(Common::cachedDeviceBytes(), 0u);
 }
 
+// The decoupled back end's tile status words are cached device memory too: released,
+// they are counted no more, and the next call allocates and clears them again, so a
+// look-back never reads a word left over from before (compaction at 101 tiles, twice).
+TEST(Registry, ReleaseWorkspacesFreesDecoupledTileStatus) {
+    SKIP_WITHOUT_GPU();
+    namespace Common = StreamCompaction::Common;
+    const Backend *decoupled = StreamCompaction::findBackend("decoupled");
+    ASSERT_NE(decoupled, nullptr);
+    const std::vector<int> input = TestSupport::randomInput(819203, TestSupport::freshSeed());
+    Harness::RunSettings settings;
+    settings.warmup = 0;
+    settings.reps = 1;
+    const Harness::Expected want = Harness::expected(Harness::Op::Compact, input, settings.keep);
+    Common::releaseWorkspaces();
+    for (int call = 0; call < 2; ++call) {
+        SCOPED_TRACE(testing::Message() << "call " << call);
+        const Harness::Run result = Harness::run(*decoupled, Harness::Op::Compact, input, settings);
+        const Harness::Verdict verdict = Harness::verify(Harness::Op::Compact, result, want);
+        EXPECT_TRUE(verdict.passed()) << verdict.detail;
+        EXPECT_GT(Common::cachedDeviceBytes(), 0u);
+        Common::releaseWorkspaces();
+        EXPECT_EQ(Common::cachedDeviceBytes(), 0u);
+    }
+}
+
 }  // namespace

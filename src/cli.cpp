@@ -8,6 +8,7 @@
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <stream_compaction/backends.h>
 
@@ -130,6 +131,15 @@ void appendRange(const std::string &item, std::vector<long long> &sizes) {
     throw std::invalid_argument(fmt::format("'{}' is not a block size; use multiples of 32 from 32 to 1024, as a "
                                             "list (128,256,512,1024) or a range (2^7:2^10)",
                                             text));
+}
+
+// The back ends that run at the block size (Backend::honoursBlockSize), comma-separated.
+std::string blockSizeBackends() {
+    std::vector<std::string> names;
+    for (const auto &backend : StreamCompaction::backends()) {
+        if (backend.honoursBlockSize) names.push_back(backend.name);
+    }
+    return fmt::format("{}", fmt::join(names, ", "));
 }
 
 std::string opNames() {
@@ -263,8 +273,10 @@ void addRunOptions(CLI::App &app, Options &options, RawText &raw) {
         ->group(kCourseGroup)
         ->check(validator("SIZE", [](const std::string &text) { parseSize(text); }));
     app.add_option("--block-size", raw.blockSize,
-                   "Threads per block for every GPU back end (default 128); with a sweep, its one block size "
-                   "unless --block-sizes")
+                   fmt::format("Threads per block of the GPU back ends whose kernels take one ({}; the others have "
+                               "fixed tile shapes) (default 128); with a sweep, its one block size unless "
+                               "--block-sizes",
+                               blockSizeBackends()))
         ->group(kRunGroup)
         ->check(validator("32..1024", [](const std::string &text) {
             if (!StreamCompaction::Common::validBlockSize(parseCount(text))) {

@@ -14,7 +14,7 @@ namespace Harness {
 
 struct Options {
     long long size = 1 << 20;           // the course run's SIZE; NPOT = SIZE - 3
-    int blockSize = 128;                // threads per block, every GPU back end
+    int blockSize = 128;                // threads per block, where a back end takes one
     std::uint64_t seed = 565;           // the random inputs' seed
     std::vector<std::string> backends;  // command-line names; all of them by default
     int reps = 5;                       // timed calls per figure; the median is reported

@@ -58,8 +58,9 @@ public:
             test(label + ", power-of-two", *backend, op, input, potExpected);
             test(label + ", non-power-of-two", *backend, op, npotInput, npotExpected);
             if (!backend->onGpu && op == Op::Compact) {
-                const Backend withScan{"cpu", "cpu", false, StreamCompaction::CPU::timer, nullptr,
-                                       StreamCompaction::CPU::compactWithScan, nullptr, nullptr};
+                const Backend withScan{.name = "cpu", .title = "cpu", .onGpu = false,
+                                       .timer = StreamCompaction::CPU::timer,
+                                       .compact = StreamCompaction::CPU::compactWithScan};
                 test("cpu compact with scan, power-of-two", withScan, op, input, potExpected);
                 test("cpu compact with scan, non-power-of-two", withScan, op, npotInput, npotExpected);
             }
@@ -112,11 +113,14 @@ int runCourseSequence(const Options &options) {
     fmt::print("{}\n", courseHeader(options));
 
     CourseRun course(options);
-    course.section("SCAN TESTS", Op::Scan, randomInput(Op::Scan, options.size));
-    const std::vector<int> flagsInput = randomInput(Op::Compact, options.size);
-    course.section("STREAM COMPACTION TESTS", Op::Compact, flagsInput);
-    course.section("PARTITION TESTS", Op::Partition, flagsInput);
-    course.section("RADIX SORT TESTS", Op::Sort, randomInput(Op::Sort, options.size));
+    std::vector<int> input;
+    std::vector<int> (*madeBy)(long long) = nullptr;  // the generator of `input`
+    for (Op op : kAllOps) {
+        const Operation &operation = describe(op);
+        if (operation.randomInput != madeBy) input = operation.randomInput(options.size);
+        madeBy = operation.randomInput;
+        course.section(operation.courseSection, op, input);
+    }
     std::fflush(stdout);
     return course.failures() == 0 ? 0 : 1;
 }

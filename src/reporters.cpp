@@ -9,6 +9,7 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "cli.h"
 
@@ -44,6 +45,13 @@ Value maybe(const std::optional<T> &value) {
 
 std::string versionText(int version) { return fmt::format("{}.{}", version / 1000, version % 1000 / 10); }
 
+// Every operation's byte count, as operations.cpp describes it.
+std::string bytesCountedText() {
+    std::vector<std::string> parts;
+    for (Op op : kAllOps) parts.push_back(describe(op).bytesCounted);
+    return fmt::format("{}", fmt::join(parts, ", "));
+}
+
 std::vector<Field> contextFields(const Context &c) {
     using StreamCompaction::Common::DeviceInfo;
     const auto gpu = [&c](auto get) -> Value { return c.gpu ? Value(get(*c.gpu)) : Value(); };
@@ -76,9 +84,7 @@ std::vector<Field> contextFields(const Context &c) {
         {"timing", "Timing",
          std::string("the median of the timed calls; GPU: CUDA events around the device work (no allocation, no "
                      "host copies); CPU: std::chrono around the loop")},
-        {"bytes_counted", "Bytes counted for GB/s",
-         std::string("scan 8n (12n past 2^31 - 1, int64 sums), compact 4n + 4k (k kept), partition 8n, sort 8n "
-                     "(the minimum: one read and one write; a radix sort moves more)")},
+        {"bytes_counted", "Bytes counted for GB/s", bytesCountedText()},
     };
 }
 
@@ -309,7 +315,8 @@ std::string timeCell(const Row *row) {
 
 std::string bandwidthCell(const Row *row) {
     if (!row || row->status != Row::Status::Passed || !row->bandwidthGBs) return statusCell(row);
-    std::string cell = fmt::format(*row->bandwidthGBs >= 100 ? "{:.0f}" : "{:.1f}", *row->bandwidthGBs);
+    const double gbs = *row->bandwidthGBs;
+    std::string cell = gbs >= 100 ? fmt::format("{:.0f}", gbs) : fmt::format("{:.1f}", gbs);
     if (row->copyFraction) cell += fmt::format(" ({:.0f}%)", 100 * *row->copyFraction);
     return cell;
 }
@@ -419,8 +426,9 @@ private:
     std::string notes() const {
         std::vector<std::string> lines;
         for (const Row &r : rows_) {
-            if (r.status == Row::Status::Passed) continue;
+            if (r.status == Row::Status::Passed && r.note.empty()) continue;
             std::string line =
+                r.status == Row::Status::Passed ? fmt::format("{}: {}", r.backend, r.note) :
                 r.status == Row::Status::Skipped
                     ? fmt::format("skipped: {}", r.note)
                     : fmt::format("FAIL: {} {}, size {}{}: {}", r.backend, opName(r.op), sizeLabel(r.size, r.npot),

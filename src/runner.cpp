@@ -17,72 +17,9 @@ using StreamCompaction::Backend;
 using StreamCompaction::Predicate;
 using StreamCompaction::Common::DeviceBuffer;
 
-const char *opName(Op op) {
-    switch (op) {
-        case Op::Scan: return "scan";
-        case Op::Compact: return "compact";
-        case Op::Partition: return "partition";
-        case Op::Sort: return "sort";
-    }
-    return "?";
-}
-
-bool offers(const Backend &backend, Op op) {
-    switch (op) {
-        case Op::Scan: return backend.scan != nullptr;
-        case Op::Compact: return backend.compact != nullptr;
-        case Op::Partition: return backend.partition != nullptr;
-        case Op::Sort: return backend.sort != nullptr;
-    }
-    return false;
-}
-
-std::vector<const Backend *> offering(const std::vector<std::string> &names, Op op) {
-    std::vector<const Backend *> chosen;
-    for (const std::string &name : names) {
-        const Backend *backend = StreamCompaction::findBackend(name);
-        if (backend && offers(*backend, op)) chosen.push_back(backend);
-    }
-    return chosen;
-}
-
-bool offers64(const Backend &backend, Op op) {
-    switch (op) {
-        case Op::Scan: return backend.scan64 != nullptr;
-        case Op::Compact: return backend.compact64 != nullptr;
-        case Op::Partition: return backend.partition64 != nullptr;
-        case Op::Sort: return backend.sort64 != nullptr;
-    }
-    return false;
-}
-
 bool uses64BitApi(long long n, const RunSettings &settings) { return settings.use64BitApi || pastIntSizes(n); }
 
 namespace {
-
-// One call of an operation whose outputs are ints: every one but the 64-bit scan, whose
-// sums are int64. `wide` picks the 64-bit entry points. Returns how many output elements
-// the call defines; `kept` gets how many elements a compaction or partition kept.
-long long invoke(const Backend &backend, Op op, bool wide, long long n, int *out, const int *in, Predicate keep,
-                 long long &kept) {
-    const int count = static_cast<int>(n);  // used only when !wide, that is n <= 2^31 - 1
-    const auto size = static_cast<std::size_t>(n);
-    switch (op) {
-        case Op::Scan: backend.scan(count, out, in); return n;
-        case Op::Compact:
-            return kept = wide ? static_cast<long long>(backend.compact64(size, out, in, keep))
-                               : backend.compact(count, out, in, keep);
-        case Op::Partition:
-            kept = wide ? static_cast<long long>(backend.partition64(size, out, in, keep))
-                        : backend.partition(count, out, in, keep);
-            return n;
-        case Op::Sort:
-            if (wide) backend.sort64(size, out, in);
-            else backend.sort(count, out, in);
-            return n;
-    }
-    return 0;
-}
 
 Timing summarize(std::vector<double> times) {
     Timing timing;
@@ -151,18 +88,19 @@ std::vector<Out> timedCalls(const Backend &backend, const std::vector<int> &inpu
 Run measure(const Backend &backend, Op op, bool wide, const std::vector<int> &input, const RunSettings &settings) {
     const auto n = static_cast<long long>(input.size());
     Run result;
-    if (op == Op::Scan && wide) {
+    const Operation &operation = describe(op);
+    if (wide && operation.callInt64Sums) {
         result.sums64 = timedCalls<long long>(
             backend, input, settings,
             [&](long long *out, const int *in) {
-                backend.scan64(input.size(), out, in);
+                operation.callInt64Sums(backend, input.size(), out, in);
                 return n;
             },
             result.timing);
     } else {
         result.output = timedCalls<int>(
             backend, input, settings,
-            [&](int *out, const int *in) { return invoke(backend, op, wide, n, out, in, settings.keep, result.kept); },
+            [&](int *out, const int *in) { return operation.call(backend, wide, n, out, in, settings.keep, result.kept); },
             result.timing);
     }
     return result;
@@ -183,43 +121,6 @@ Run run(const Backend &backend, Op op, const std::vector<int> &input, const RunS
         StreamCompaction::Common::recoverFromError();
         throw;
     }
-}
-
-std::vector<int> randomInput(Op op, long long size) {
-    std::vector<int> values(static_cast<std::size_t>(size), 0);
-    if (op == Op::Sort) {
-        std::uniform_int_distribution<int> keys(std::numeric_limits<int>::min(), std::numeric_limits<int>::max());
-        for (int &value : values) value = keys(TestingHelpers::generator());
-    } else if (size > 0) {
-        // genArray's draws, without its `int n`: size - 1 values, then the 0 already there.
-        std::uniform_int_distribution<int> draws(0, op == Op::Scan ? 49 : 3);
-        std::generate(values.begin(), values.end() - 1, [&draws] { return draws(TestingHelpers::generator()); });
-    }
-    return values;
-}
-
-Expected expected(Op op, const std::vector<int> &input, Predicate keep, bool int64Sums) {
-    Expected result;
-    switch (op) {
-        case Op::Scan:
-            if (int64Sums) result.sums64 = TestingHelpers::referenceScanInt64(input);
-            else result.output = TestingHelpers::referenceScan(input);
-            result.kept = static_cast<long long>(input.size());
-            break;
-        case Op::Compact:
-            result.output = TestingHelpers::referenceCompact(input, keep);
-            result.kept = static_cast<long long>(result.output.size());
-            break;
-        case Op::Partition:
-            result.output = TestingHelpers::referencePartition(input, keep);
-            result.kept = static_cast<long long>(std::count_if(input.begin(), input.end(), keep));
-            break;
-        case Op::Sort:
-            result.output = TestingHelpers::referenceSort(input);
-            result.kept = static_cast<long long>(input.size());
-            break;
-    }
-    return result;
 }
 
 namespace {
@@ -244,7 +145,7 @@ Verdict compare(const std::vector<T> &actual, const std::vector<T> &expected) {
 }  // namespace
 
 Verdict verify(Op op, const Run &actual, const Expected &expected) {
-    const bool counted = op == Op::Compact || op == Op::Partition;
+    const bool counted = describe(op).returnsCount;
     if (counted && actual.kept != expected.kept) {
         Verdict verdict;
         verdict.kind = Verdict::Kind::FailCount;

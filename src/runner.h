@@ -2,31 +2,14 @@
 // Runs one operation of one back end on one input, times it and checks it. The runner
 // calls the library; it never launches a kernel itself.
 
-#include <limits>
 #include <string>
 #include <vector>
 
 #include <stream_compaction/backends.h>
 
+#include "operations.h"
+
 namespace Harness {
-
-enum class Op { Scan, Compact, Partition, Sort };
-constexpr Op kAllOps[] = {Op::Scan, Op::Compact, Op::Partition, Op::Sort};
-
-/** "scan", "compact", "partition", "sort". */
-const char *opName(Op op);
-
-/** Whether the back end offers the operation. */
-bool offers(const StreamCompaction::Backend &backend, Op op);
-
-/** The back ends named (command-line names) that offer the operation, in the order named. */
-std::vector<const StreamCompaction::Backend *> offering(const std::vector<std::string> &names, Op op);
-
-/** Whether the back end offers the operation for std::size_t counts (Backend::scan64, ...). */
-bool offers64(const StreamCompaction::Backend &backend, Op op);
-
-/** Whether n is past the course's `int n` (2^31 - 1), so that only the 64-bit entry points take it. */
-constexpr bool pastIntSizes(long long n) { return n > std::numeric_limits<int>::max(); }
 
 struct Timing {
     double medianMs = 0;
@@ -76,14 +59,17 @@ Run run(const StreamCompaction::Backend &backend, Op op, const std::vector<int> 
  * compact and partition the same in [0, 4), so about a quarter are zeros; for sort,
  * keys over the whole int range, negatives included.
  */
-std::vector<int> randomInput(Op op, long long size);
+inline std::vector<int> randomInput(Op op, long long size) { return describe(op).randomInput(size); }
 
 /**
  * The expected result of `op`, from independent CPU references; a scan's sums in
  * `sums64` when `int64Sums` (for a run through the 64-bit entry points), else in `output`.
  */
 using Expected = Result;
-Expected expected(Op op, const std::vector<int> &input, StreamCompaction::Predicate keep, bool int64Sums = false);
+inline Expected expected(Op op, const std::vector<int> &input, StreamCompaction::Predicate keep,
+                         bool int64Sums = false) {
+    return describe(op).expected(input, keep, int64Sums);
+}
 
 /** The outcome of comparing a run with what was expected. */
 struct Verdict {

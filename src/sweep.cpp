@@ -39,11 +39,7 @@ std::string memoryShortfall(long long largestSize, std::size_t freeBytes) {
                        formatSize(largestSize), needed / GiB, freeBytes / GiB);
 }
 
-double trafficBytes(Op op, long long n, long long kept) {
-    if (op == Op::Scan && pastIntSizes(n)) return double(n) * (sizeof(int) + sizeof(long long));
-    const double ints = op == Op::Compact ? double(n) + double(kept) : 2.0 * double(n);
-    return ints * sizeof(int);
-}
+double trafficBytes(Op op, long long n, long long kept) { return describe(op).trafficBytes(n, kept); }
 
 std::string cellSkipReason(const Backend &backend, Op op, long long n) {
     if (pastIntSizes(n) && !offers64(backend, op)) return "n > 2^31 - 1";
@@ -90,14 +86,24 @@ Context sweepContext(const Options &options, long long largestSize) {
     return context;
 }
 
-// The chosen back ends offering `op`: the CPU first and cub next, so that every other
-// row can be compared with them when it is written; the rest in the registry's order.
+// The chosen back ends offering `op`: the CPU first and the reference (Backend::reference)
+// next, so that every other row can be compared with them when it is written; the rest
+// in the registry's order.
 std::vector<const Backend *> sweepBackends(const Options &options, Op op) {
     std::vector<const Backend *> chosen = offering(options.backends, op);
-    const auto rank = [](const Backend *b) { return !b->onGpu ? 0 : std::string(b->name) == "cub" ? 1 : 2; };
+    const auto rank = [](const Backend *b) { return !b->onGpu ? 0 : b->reference ? 1 : 2; };
     std::stable_sort(chosen.begin(), chosen.end(),
                      [&rank](const Backend *a, const Backend *b) { return rank(a) < rank(b); });
     return chosen;
+}
+
+// The note on a GPU back end's row in a block-size sweep when its tile shapes are fixed.
+constexpr const char *kFixedTileShape = "fixed tile shape: measured once, for every block size";
+
+// How many block sizes a back end is measured at: each of --block-sizes when its kernels
+// run at the block size, else one (the CPU, and GPU back ends with fixed tile shapes).
+std::size_t blockSizesFor(const Backend &backend, const Options &options) {
+    return backend.onGpu && backend.honoursBlockSize ? options.blockSizes.size() : 1;
 }
 
 // The inputs of one op and size: the size itself, then SIZE - 3 for a power of two.
@@ -223,7 +229,7 @@ private:
         long long cells = 0;
         for (Op op : options_.ops) {
             for (const Backend *backend : sweepBackends(options_, op)) {
-                const long long perInput = backend->onGpu ? static_cast<long long>(options_.blockSizes.size()) : 1;
+                const auto perInput = static_cast<long long>(blockSizesFor(*backend, options_));
                 for (long long size : options_.sizes)
                     cells += perInput * static_cast<long long>(variants(options_, size).size());
             }
@@ -239,10 +245,11 @@ private:
         const Expected &want;
     };
 
-    // The medians that a row is compared with, when they were measured.
+    // The medians that a row is compared with, when they were measured: the CPU's and the
+    // reference back end's (Backend::reference).
     struct Baselines {
         std::optional<double> cpuMs;
-        std::optional<double> cubMs;
+        std::optional<double> referenceMs;
     };
 
     // The input of `size` and its SIZE - 3 companion (the input's first elements). A size
@@ -277,27 +284,31 @@ private:
         return false;
     }
 
-    // The CPU first, once; then every GPU back end at every block size, cub first.
+    // The CPU first, once; then the GPU back ends with fixed tile shapes, once, the
+    // reference first; then those that run at the block size, at every block size.
     void runCase(const Case &c, const std::vector<const Backend *> &backends, const std::string &label) {
         Baselines baselines;
-        for (const Backend *backend : backends) {
-            if (backend->onGpu || stopSignal) continue;
-            progress_.show(++done_, fmt::format("{} {}", backend->name, label));
-            const Row row = measure(*backend, c, std::nullopt, {});
-            if (row.status == Row::Status::Passed) baselines.cpuMs = row.timing.medianMs;
+        const auto runOnce = [&](const Backend &backend) {
+            progress_.show(++done_, fmt::format("{} {}", backend.name, label));
+            const Row row = measure(backend, c, std::nullopt, baselines);
+            if (row.status == Row::Status::Passed) {
+                if (!backend.onGpu) baselines.cpuMs = row.timing.medianMs;
+                if (backend.reference) baselines.referenceMs = row.timing.medianMs;
+            }
             report(row);
+        };
+        for (const Backend *backend : backends) {
+            if (!backend->onGpu && !stopSignal) runOnce(*backend);
+        }
+        for (const Backend *backend : backends) {
+            if (backend->onGpu && !backend->honoursBlockSize && !stopSignal) runOnce(*backend);
         }
         for (int block : options_.blockSizes) {
             Common::setBlockSize(block);
-            baselines.cubMs.reset();
             for (const Backend *backend : backends) {
-                if (!backend->onGpu || stopSignal) continue;
+                if (!backend->onGpu || !backend->honoursBlockSize || stopSignal) continue;
                 progress_.show(++done_, fmt::format("{} {}, block {}", backend->name, label, block));
-                const Row row = measure(*backend, c, block, baselines);  // cub runs first: no cub figure yet
-                if (std::string(backend->name) == "cub" && row.status == Row::Status::Passed) {
-                    baselines.cubMs = row.timing.medianMs;
-                }
-                report(row);
+                report(measure(*backend, c, block, baselines));
             }
         }
     }
@@ -338,6 +349,10 @@ private:
             if (Common::deviceResets() != resetsBefore) row.note += " (the CUDA context was reset)";
         }
         if (row.status == Row::Status::Passed && row.timing.medianMs > 0) addFigures(row, c.want.kept, baselines);
+        if (row.status == Row::Status::Passed && backend.onGpu && !backend.honoursBlockSize &&
+            options_.blockSizes.size() > 1) {
+            row.note = kFixedTileShape;
+        }
         return row;
     }
 
@@ -347,7 +362,7 @@ private:
         row.bandwidthGBs = trafficBytes(row.op, row.size, kept) / (ms * 1e6);
         if (copyGBs_ > 0) row.copyFraction = *row.bandwidthGBs / copyGBs_;
         if (baselines.cpuMs) row.speedupVsCpu = *baselines.cpuMs / ms;
-        if (baselines.cubMs) row.speedupVsCub = *baselines.cubMs / ms;
+        if (baselines.referenceMs) row.speedupVsCub = *baselines.referenceMs / ms;
     }
 
     // Every cell of one input reported skipped: for the back end's own reason
@@ -355,13 +370,14 @@ private:
     void skipAll(Op op, long long size, bool npot, const std::vector<const Backend *> &backends,
                  const std::string &why) {
         for (const Backend *backend : backends) {
-            for (std::size_t i = 0; i < (backend->onGpu ? options_.blockSizes.size() : 1); ++i) {
+            const bool perBlock = backend->onGpu && backend->honoursBlockSize;
+            for (std::size_t i = 0; i < blockSizesFor(*backend, options_); ++i) {
                 Row row;
                 row.op = op;
                 row.backend = backend->name;
                 row.size = size;
                 row.npot = npot;
-                if (backend->onGpu) row.blockSize = options_.blockSizes[i];
+                if (perBlock) row.blockSize = options_.blockSizes[i];
                 row.status = Row::Status::Skipped;
                 row.note = cellSkipReason(*backend, op, size);
                 if (row.note.empty()) row.note = why;

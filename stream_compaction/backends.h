@@ -1,26 +1,35 @@
 #pragma once
-// The back ends as the harness sees them: one table row each, with the operations it
-// offers. A GPU back end's functions take device arrays and hold its GPU timer; the CPU
-// back end's take host arrays and hold its CPU timer.
+// The back ends as the harness sees them: one registry row each, saying what the back
+// end is and which operations it offers. A GPU back end's functions take device arrays
+// and hold its GPU timer; the CPU back end's take host arrays and hold its CPU timer.
+// Adding a back end is one row in backends.cpp (docs/adding-a-back-end.md).
 
 #include <cstddef>
 #include <string_view>
 #include <vector>
 
 #include "common.h"
+#include "predicate.h"
 
 namespace StreamCompaction {
 
 struct Backend {
     const char *name;   // as on the command line: "efficient"
-    const char *title;  // as in the test output: "work-efficient"
-    bool onGpu;
-    Common::PerformanceTimer &(*timer)();
-    // An operation a back end does not offer is nullptr.
-    void (*scan)(int n, int *out, const int *in);                      // exclusive prefix sum
-    int (*compact)(int n, int *out, const int *in, Predicate keep);    // returns how many kept
-    int (*partition)(int n, int *out, const int *in, Predicate keep);  // stable; returns how many kept
-    void (*sort)(int n, int *out, const int *in);                      // ascending, signed ints
+    const char *title;  // as in the course's test output: "work-efficient"
+    bool onGpu = true;
+    // Whether its kernels run at Common::blockSize(): a block-size sweep measures it once
+    // per block size; one whose tile shapes are fixed is measured once per size.
+    bool honoursBlockSize = false;
+    // Whether it is the reference every other GPU back end is compared with ("x cub").
+    bool reference = false;
+    Common::PerformanceTimer &(*timer)() = nullptr;
+
+    // The operations for the course's `int n`; nullptr where not offered.
+    void (*scan)(int n, int *out, const int *in) = nullptr;                      // exclusive prefix sum
+    int (*compact)(int n, int *out, const int *in, Predicate keep) = nullptr;    // returns how many kept
+    int (*partition)(int n, int *out, const int *in, Predicate keep) = nullptr;  // stable; returns how many kept
+    void (*sort)(int n, int *out, const int *in) = nullptr;                      // ascending, signed ints
+
     // The same operations for std::size_t counts (large.h), which the harness uses past
     // 2^31 - 1 elements; a scan's sums are int64. nullptr where not offered.
     void (*scan64)(std::size_t n, long long *out, const int *in) = nullptr;
@@ -34,5 +43,8 @@ const std::vector<Backend> &backends();
 
 /** The back end with this command-line name, or nullptr. */
 const Backend *findBackend(std::string_view name);
+
+/** The back end that the others are compared with (Backend::reference), or nullptr. */
+const Backend *referenceBackend();
 
 }  // namespace StreamCompaction

@@ -119,8 +119,9 @@ std::size_t partition64OneTooMany(std::size_t n, int *out, const int *in, Predic
 }
 
 SC::Backend correctBackend() {
-    return SC::Backend{"fake", "fake", fake.onGpu, fakeTimer, scanCorrect, compactCorrect, partitionCorrect,
-                       sortCorrect};
+    return SC::Backend{.name = "fake", .title = "fake", .onGpu = fake.onGpu, .timer = fakeTimer,
+                       .scan = scanCorrect, .compact = compactCorrect, .partition = partitionCorrect,
+                       .sort = sortCorrect};
 }
 
 Harness::RunSettings settings(int warmup, int reps) {

@@ -461,8 +461,9 @@ TEST(Sweep, SizesPast2To31Minus1SkipThe32BitBackEnds) {
         ++rows;
     }
     // scan: naive, efficient, shared; compact: efficient, textbook, shared; partition:
-    // textbook; sort: radix, onesweep. 3 sizes, 2 block sizes.
-    EXPECT_EQ(rows, 9 * 3 * 2);
+    // textbook; sort: radix, at 2 block sizes each; onesweep (fixed tile shape) once.
+    // 3 sizes.
+    EXPECT_EQ(rows, (8 * 2 + 1) * 3);
 }
 
 // A size whose CPU side does not fit in the host's available memory is skipped cell by
@@ -530,3 +531,33 @@ TEST(Sweep, UnwritableOutputStopsBeforeRunning) {
 }
 
 }  // namespace
+
+// A block-size sweep measures a back end at every block size only when its kernels run at
+// the block size (Backend::honoursBlockSize): naive twice here, cub (fixed tile shapes)
+// and the CPU once each, with no block size in their rows. Cells are verified with a
+// GPU and skipped without one; the rows are the same.
+TEST(Sweep, ABlockSizeSweepMeasuresFixedTileBackEndsOnce) {
+    std::string csv;
+    const int status = runSweepCapturing({"--sizes", "2^10", "--backends", "naive,cub,cpu", "--ops", "scan",
+                                          "--block-sizes", "128,256", "--no-npot", "--format", "csv", "--quiet"},
+                                         csv);
+    EXPECT_EQ(status, 0) << csv;
+    std::vector<std::string> header;
+    std::vector<std::string> cells;  // "backend/block size" in the order written
+    for (std::size_t start = 0, end; start < csv.size(); start = end + 1) {
+        end = csv.find('\n', start);
+        const std::string line = csv.substr(start, end - start);
+        if (line.empty() || line[0] == '#') continue;
+        if (header.empty()) {
+            header = csvFields(line);
+            continue;
+        }
+        const auto row = csvFields(line);
+        const auto at = [&](const char *name) {
+            return row[static_cast<std::size_t>(std::find(header.begin(), header.end(), name) - header.begin())];
+        };
+        cells.push_back(at("backend") + "/" + at("block_size"));
+    }
+    // The CPU first, then the reference, then the back ends that take a block size.
+    EXPECT_EQ(cells, (std::vector<std::string>{"cpu/", "cub/", "naive/128", "naive/256"})) << csv;
+}

@@ -1,0 +1,164 @@
+#include "operations.h"
+
+#include <algorithm>
+#include <random>
+
+#include "reference.hpp"
+#include "runner.h"
+#include "testing_helpers.hpp"
+
+namespace Harness {
+
+using StreamCompaction::Backend;
+using StreamCompaction::Predicate;
+
+namespace {
+
+// The course's inputs: size - 1 draws from [0, bound), then a 0 at the end.
+std::vector<int> courseInput(long long size, int bound) {
+    std::vector<int> values(static_cast<std::size_t>(size), 0);
+    if (size > 0) {
+        std::uniform_int_distribution<int> draws(0, bound - 1);
+        std::generate(values.begin(), values.end() - 1, [&draws] { return draws(TestingHelpers::generator()); });
+    }
+    return values;
+}
+
+// Compaction's and partition's input: about a quarter zeros.
+std::vector<int> flagsInput(long long size) { return courseInput(size, 4); }
+
+// Keys over the whole int range, negatives included.
+std::vector<int> fullRangeInput(long long size) {
+    std::vector<int> values(static_cast<std::size_t>(size));
+    std::uniform_int_distribution<int> keys(std::numeric_limits<int>::min(), std::numeric_limits<int>::max());
+    for (int &value : values) value = keys(TestingHelpers::generator());
+    return values;
+}
+
+// A compaction or partition: kept elements first; returns how many. `Entry32` and
+// `Entry64` are the back end's member pointers for the two widths.
+template <int (*Backend::*Entry32)(int, int *, const int *, Predicate),
+          std::size_t (*Backend::*Entry64)(std::size_t, int *, const int *, Predicate)>
+long long callCounted(const Backend &backend, bool wide, long long n, int *out, const int *in, Predicate keep,
+                      long long &kept) {
+    kept = wide ? static_cast<long long>((backend.*Entry64)(static_cast<std::size_t>(n), out, in, keep))
+                : (backend.*Entry32)(static_cast<int>(n), out, in, keep);
+    return kept;
+}
+
+// A scan or sort: n outputs, no count.
+template <void (*Backend::*Entry32)(int, int *, const int *), void (*Backend::*Entry64)(std::size_t, int *, const int *)>
+long long callAll(const Backend &backend, bool wide, long long n, int *out, const int *in, Predicate, long long &) {
+    if (wide) (backend.*Entry64)(static_cast<std::size_t>(n), out, in);
+    else (backend.*Entry32)(static_cast<int>(n), out, in);
+    return n;
+}
+
+Result expectedCount(std::vector<int> output, long long kept) {
+    Result result;
+    result.output = std::move(output);
+    result.kept = kept;
+    return result;
+}
+
+const Operation kScan{
+    .op = Op::Scan,
+    .name = "scan",
+    .courseSection = "SCAN TESTS",
+    .bytesCounted = "scan 8n (12n past 2^31 - 1, int64 sums)",
+    .returnsCount = false,
+    .offeredBy = [](const Backend &b, bool wide) { return wide ? b.scan64 != nullptr : b.scan != nullptr; },
+    .call = [](const Backend &b, bool, long long n, int *out, const int *in, Predicate, long long &) {
+        b.scan(static_cast<int>(n), out, in);  // the 64-bit scan writes int64 sums: callInt64Sums
+        return n;
+    },
+    .callInt64Sums = [](const Backend &b, std::size_t n, long long *out, const int *in) { b.scan64(n, out, in); },
+    .trafficBytes = [](long long n, long long) {
+        return double(n) * (pastIntSizes(n) ? sizeof(int) + sizeof(long long) : 2 * sizeof(int));
+    },
+    .randomInput = [](long long size) { return courseInput(size, 50); },
+    .expected = [](const std::vector<int> &input, Predicate, bool int64Sums) {
+        Result result;
+        if (int64Sums) result.sums64 = TestingHelpers::referenceScanInt64(input);
+        else result.output = TestingHelpers::referenceScan(input);
+        result.kept = static_cast<long long>(input.size());
+        return result;
+    },
+};
+
+const Operation kCompact{
+    .op = Op::Compact,
+    .name = "compact",
+    .courseSection = "STREAM COMPACTION TESTS",
+    .bytesCounted = "compact 4n + 4k (k kept)",
+    .returnsCount = true,
+    .offeredBy = [](const Backend &b, bool wide) { return wide ? b.compact64 != nullptr : b.compact != nullptr; },
+    .call = callCounted<&Backend::compact, &Backend::compact64>,
+    .callInt64Sums = nullptr,
+    .trafficBytes = [](long long n, long long kept) { return (double(n) + double(kept)) * sizeof(int); },
+    .randomInput = flagsInput,
+    .expected = [](const std::vector<int> &input, Predicate keep, bool) {
+        std::vector<int> kept = TestingHelpers::referenceCompact(input, keep);
+        const auto count = static_cast<long long>(kept.size());
+        return expectedCount(std::move(kept), count);
+    },
+};
+
+const Operation kPartition{
+    .op = Op::Partition,
+    .name = "partition",
+    .courseSection = "PARTITION TESTS",
+    .bytesCounted = "partition 8n",
+    .returnsCount = true,
+    .offeredBy = [](const Backend &b, bool wide) { return wide ? b.partition64 != nullptr : b.partition != nullptr; },
+    .call = [](const Backend &b, bool wide, long long n, int *out, const int *in, Predicate keep, long long &kept) {
+        callCounted<&Backend::partition, &Backend::partition64>(b, wide, n, out, in, keep, kept);
+        return n;  // every element is written: the kept ones, then the rest
+    },
+    .callInt64Sums = nullptr,
+    .trafficBytes = [](long long n, long long) { return 2.0 * double(n) * sizeof(int); },
+    .randomInput = flagsInput,
+    .expected = [](const std::vector<int> &input, Predicate keep, bool) {
+        const auto kept = static_cast<long long>(std::count_if(input.begin(), input.end(), keep));
+        return expectedCount(TestingHelpers::referencePartition(input, keep), kept);
+    },
+};
+
+const Operation kSort{
+    .op = Op::Sort,
+    .name = "sort",
+    .courseSection = "RADIX SORT TESTS",
+    .bytesCounted = "sort 8n (the minimum: one read and one write; a radix sort moves more)",
+    .returnsCount = false,
+    .offeredBy = [](const Backend &b, bool wide) { return wide ? b.sort64 != nullptr : b.sort != nullptr; },
+    .call = callAll<&Backend::sort, &Backend::sort64>,
+    .callInt64Sums = nullptr,
+    .trafficBytes = [](long long n, long long) { return 2.0 * double(n) * sizeof(int); },
+    .randomInput = fullRangeInput,
+    .expected = [](const std::vector<int> &input, Predicate, bool) {
+        return expectedCount(TestingHelpers::referenceSort(input), static_cast<long long>(input.size()));
+    },
+};
+
+}  // namespace
+
+const Operation &describe(Op op) {
+    switch (op) {
+        case Op::Scan: return kScan;
+        case Op::Compact: return kCompact;
+        case Op::Partition: return kPartition;
+        case Op::Sort: return kSort;
+    }
+    return kScan;
+}
+
+std::vector<const Backend *> offering(const std::vector<std::string> &names, Op op) {
+    std::vector<const Backend *> chosen;
+    for (const std::string &name : names) {
+        const Backend *backend = StreamCompaction::findBackend(name);
+        if (backend && offers(*backend, op)) chosen.push_back(backend);
+    }
+    return chosen;
+}
+
+}  // namespace Harness

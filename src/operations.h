@@ -1,0 +1,70 @@
+#pragma once
+// The operations the harness runs, each described in one place (operations.cpp): its
+// name, the course section it prints, how a back end offers and runs it, its input
+// generator, its CPU reference and the bytes counted for its bandwidth. Adding an
+// operation is one description there, plus its entry points in backends.h.
+
+#include <limits>
+#include <vector>
+
+#include <stream_compaction/backends.h>
+
+namespace Harness {
+
+enum class Op { Scan, Compact, Partition, Sort };
+constexpr Op kAllOps[] = {Op::Scan, Op::Compact, Op::Partition, Op::Sort};
+
+/** Whether n is past the course's `int n` (2^31 - 1), so that only the 64-bit entry points take it. */
+constexpr bool pastIntSizes(long long n) { return n > std::numeric_limits<int>::max(); }
+
+struct Result;  // runner.h: what an operation wrote, or should have
+
+struct Operation {
+    Op op;
+    const char *name;           // as on the command line and in reports: "scan"
+    const char *courseSection;  // the course run's banner: "SCAN TESTS"
+    const char *bytesCounted;   // how trafficBytes counts, as the reports say it
+    bool returnsCount;          // compact and partition return how many they kept
+
+    /** Whether the back end offers it, through the 64-bit entry points when `wide`. */
+    bool (*offeredBy)(const StreamCompaction::Backend &backend, bool wide);
+
+    /**
+     * One call with int outputs (all but the 64-bit scan, below). Returns how many output
+     * elements the call defines; `kept` gets how many a compaction or partition kept.
+     */
+    long long (*call)(const StreamCompaction::Backend &backend, bool wide, long long n, int *out, const int *in,
+                      StreamCompaction::Predicate keep, long long &kept);
+
+    /** The 64-bit entry point whose outputs are int64 sums (scan only; else nullptr). */
+    void (*callInt64Sums)(const StreamCompaction::Backend &backend, std::size_t n, long long *out, const int *in);
+
+    /** Bytes read and written, as counted for effective bandwidth. */
+    double (*trafficBytes)(long long n, long long kept);
+
+    /**
+     * A random input from the seeded generator (TestingHelpers::setSeed). Operations with
+     * the same generator share one input in the course run, as the course's do.
+     */
+    std::vector<int> (*randomInput)(long long size);
+
+    /** The expected result, from independent CPU references; int64 sums when `int64Sums`. */
+    Result (*expected)(const std::vector<int> &input, StreamCompaction::Predicate keep, bool int64Sums);
+};
+
+/** The description of `op`. */
+const Operation &describe(Op op);
+
+/** "scan", "compact", "partition", "sort". */
+inline const char *opName(Op op) { return describe(op).name; }
+
+/** Whether the back end offers the operation for the course's `int n`. */
+inline bool offers(const StreamCompaction::Backend &backend, Op op) { return describe(op).offeredBy(backend, false); }
+
+/** Whether the back end offers the operation for std::size_t counts (Backend::scan64, ...). */
+inline bool offers64(const StreamCompaction::Backend &backend, Op op) { return describe(op).offeredBy(backend, true); }
+
+/** The back ends named (command-line names) that offer the operation, in the order named. */
+std::vector<const StreamCompaction::Backend *> offering(const std::vector<std::string> &names, Op op);
+
+}  // namespace Harness

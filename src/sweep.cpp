@@ -323,7 +323,6 @@ private:
                 return row;
             }
         }
-        const unsigned resetsBefore = Common::deviceResets();
         try {
             const Run result = Harness::run(backend, c.op, c.input, settings_);
             const Verdict verdict = verify(c.op, result, c.want);
@@ -332,10 +331,10 @@ private:
             row.note = verdict.detail;
             if (c.op == Op::Compact || c.op == Op::Partition) row.kept = result.kept;
         } catch (const StreamCompaction::CudaError &e) {
-            // The sweep goes on: a sticky error costs a device reset, then the next cell runs.
+            // The sweep goes on; after a sticky error every later GPU cell is skipped with
+            // the reason Common::deviceLost() gives.
             row.status = Row::Status::Failed;
             row.note = e.what();
-            if (Common::deviceResets() != resetsBefore) row.note += " (the CUDA context was reset)";
         }
         if (row.status == Row::Status::Passed && row.timing.medianMs > 0) addFigures(row, c.want.kept, baselines);
         return row;

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <string>
-#include <thread>
 #include <vector>
 
 namespace StreamCompaction {
@@ -33,11 +32,11 @@ Operation::Operation(const char *backend, const char *op, long long n)
         throw CudaError(std::string(backend) + " " + op + ", n = " + std::to_string(n) + ": no CUDA device",
                         cudaErrorNoDevice);
     }
-    multiprocessorCount();  // its one query, made here and not inside a timed region
     if (!deviceLost().empty()) {
         throw CudaError(std::string(backend) + " " + op + ", n = " + std::to_string(n) + ": " + deviceLost(),
                         cudaErrorDevicesUnavailable);
     }
+    multiprocessorCount();  // its one query, made here and not inside a timed region
     currentOperation = this;
 }
 
@@ -182,11 +181,6 @@ void Workspace::reserveBytes(std::size_t bytes) {
     bytes_ = bytes;
 }
 
-void Workspace::forget() noexcept {
-    data_ = nullptr;
-    bytes_ = 0;
-}
-
 void Workspace::release() noexcept {
     deviceFree(data_);
     data_ = nullptr;
@@ -204,44 +198,29 @@ std::size_t cachedDeviceBytes() noexcept {
 }
 
 namespace {
-unsigned recoveryCount = 0;
-unsigned resetCount = 0;
-std::string lostDeviceReason;  // set when a reset could not bring the device back
+unsigned afterErrorCount = 0;
+std::string lostDeviceReason;  // set once, by the first afterError() that finds a sticky error
 
 __global__ void kernWriteThroughNull(int *nowhere) { nowhere[threadIndex()] = 1; }
 }  // namespace
 
-unsigned recoveries() { return recoveryCount; }
-const std::string &deviceLost() { return lostDeviceReason; }
-unsigned deviceResets() { return resetCount; }
-
-bool recoverFromError() {
-    ++recoveryCount;
-    if (!deviceAvailable() || !lostDeviceReason.empty()) return false;
+void afterError() {
+    ++afterErrorCount;
+    if (!deviceAvailable() || !lostDeviceReason.empty()) return;
     cudaGetLastError();  // a launch error, if any, is not sticky
-    if (cudaDeviceSynchronize() == cudaSuccess && cudaGetLastError() == cudaSuccess) return false;
-    // Sticky: the context is gone, and so is every pointer and event made in it.
-    for (CachedDeviceMemory *cached : allCachedMemory()) cached->forget();
-    cudaDeviceReset();
+    if (cudaDeviceSynchronize() == cudaSuccess) return;
+    // A failed synchronize may still be an error that clears: if a second one succeeds,
+    // the context is usable. A sticky error fails every call from now on.
     cudaGetLastError();
-    ++resetCount;
-    // A new context can be refused for a moment while the driver cleans up after the
-    // fault ("busy or unavailable"): wait for it, up to about two seconds. On the H200
-    // of results/h200 it never came back within the process; then every later GPU
-    // operation fails at once, saying so, instead of each waiting again.
-    cudaError_t contextError = cudaErrorUnknown;
-    for (int attempt = 0; attempt < 40; ++attempt) {
-        contextError = cudaFree(nullptr);
-        if (contextError == cudaSuccess) break;
-        cudaGetLastError();
-        std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
-    if (contextError != cudaSuccess) {
-        lostDeviceReason = std::string("the GPU cannot be used again after a fault in this process (") +
-                           cudaGetErrorString(contextError) + "); restart the program";
-    }
-    return true;
+    const cudaError_t sticky = cudaDeviceSynchronize();
+    if (sticky == cudaSuccess) return;
+    lostDeviceReason = std::string("the GPU cannot be used again after a fault in this process (") +
+                       cudaGetErrorString(sticky) + "); restart the program";
 }
+
+unsigned afterErrorCalls() { return afterErrorCount; }
+
+const std::string &deviceLost() { return lostDeviceReason; }
 
 void injectFault() {
     Operation operation("fault injection", "write through null", 1);
@@ -251,27 +230,22 @@ void injectFault() {
 }
 
 PerformanceTimer::~PerformanceTimer() {
-    forgetStaleState();
     if (eventStart_) cudaEventDestroy(eventStart_);
     if (eventEnd_) cudaEventDestroy(eventEnd_);
 }
 
-// A timer that a failed call left running is stopped once the caller has recovered, and
-// events made before a device reset are forgotten (the reset destroyed them).
-void PerformanceTimer::forgetStaleState() {
-    if (startedAfterRecovery_ != recoveries()) {
+// A timer that a failed call left running is stopped once the caller has run
+// afterError(), so that the next call can start it again.
+void PerformanceTimer::stopIfLeftRunning() {
+    if (startedAtErrorCount_ != afterErrorCalls()) {
         cpuTimerStarted_ = false;
         gpuTimerStarted_ = false;
     }
-    if (eventStart_ && eventsMadeAfterReset_ != deviceResets()) {
-        eventStart_ = nullptr;
-        eventEnd_ = nullptr;
-    }
+    startedAtErrorCount_ = afterErrorCalls();
 }
 
 void PerformanceTimer::startCpuTimer() {
-    forgetStaleState();
-    startedAfterRecovery_ = recoveries();
+    stopIfLeftRunning();
     if (cpuTimerStarted_) throw std::runtime_error("CPU timer already started");
     cpuTimerStarted_ = true;
     cpuStart_ = Clock::now();
@@ -285,13 +259,11 @@ void PerformanceTimer::endCpuTimer() {
 }
 
 void PerformanceTimer::startGpuTimer() {
-    forgetStaleState();
-    startedAfterRecovery_ = recoveries();
+    stopIfLeftRunning();
     if (gpuTimerStarted_) throw std::runtime_error("GPU timer already started");
     if (!eventStart_) {
         SC_CUDA_CHECK(cudaEventCreate(&eventStart_));
         SC_CUDA_CHECK(cudaEventCreate(&eventEnd_));
-        eventsMadeAfterReset_ = deviceResets();
     }
     gpuTimerStarted_ = true;
     SC_CUDA_CHECK(cudaEventRecord(eventStart_));

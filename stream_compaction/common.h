@@ -196,12 +196,6 @@ public:
         SC_CUDA_CHECK(cudaMemset(data_, byte, count * sizeof(T)));
     }
 
-    /** Drops the pointer without freeing it: after a device reset freed everything. */
-    void forget() noexcept {
-        data_ = nullptr;
-        count_ = 0;
-    }
-
     T *get() const { return data_; }
     std::size_t size() const { return count_; }
 
@@ -262,8 +256,7 @@ constexpr std::size_t kLibrarySelectChunk = std::size_t{1} << 30;
 
 /**
  * Device memory that a back end keeps across calls. Every one is registered while it
- * lives, so that releaseWorkspaces() frees them all and a device reset
- * (recoverFromError) makes them all forget theirs.
+ * lives, so that releaseWorkspaces() frees them all and cachedDeviceBytes() counts them.
  */
 class CachedDeviceMemory {
 public:
@@ -274,8 +267,6 @@ public:
 
     /** Frees the memory. */
     virtual void release() noexcept = 0;
-    /** Drops the pointers without freeing them: after a device reset freed everything. */
-    virtual void forget() noexcept = 0;
     /** How many bytes of device memory it holds now. */
     virtual std::size_t bytesHeld() const noexcept = 0;
 };
@@ -297,7 +288,6 @@ public:
         return static_cast<T *>(data_);
     }
     void release() noexcept override;
-    void forget() noexcept override;
     std::size_t bytesHeld() const noexcept override { return bytes_; }
 
 private:
@@ -316,24 +306,24 @@ void releaseWorkspaces() noexcept;
 std::size_t cachedDeviceBytes() noexcept;
 
 /**
- * After a CUDA error, makes the device usable again. When the error left the context
- * unusable (a sticky error, such as an illegal address in a kernel), resets the device;
- * every workspace, cached allocation and timer then forgets its old device objects
- * instead of freeing them. A timer left running by the failed call is stopped either
- * way. Returns whether the device was reset.
+ * Called after any error that ends a call: clears an error that left the context usable
+ * (a bad launch configuration, an allocation that did not fit). An error that did not
+ * clear (a sticky one, such as an illegal address in a kernel) left the CUDA context
+ * unusable: it marks the device lost for the rest of the process, once.
+ * A timer left running by the failed call is stopped at its next start either way.
  */
-bool recoverFromError();
+void afterError();
+
+/** How many times afterError() ran: a timer started before the last one is stopped. */
+unsigned afterErrorCalls();
 
 /**
- * Why the GPU cannot be used any more in this process ("" while it can): a reset after
- * a sticky error that could not make a new context. Every GPU operation then throws
- * CudaError with this reason at once.
+ * Why the GPU cannot be used any more in this process ("" while it can), e.g. "the GPU
+ * cannot be used again after a fault in this process (an illegal memory access was
+ * encountered); restart the program". Every GPU operation then throws CudaError with
+ * this reason at once.
  */
 const std::string &deviceLost();
-
-/** How many times recoverFromError() ran, and how many of those reset the device. */
-unsigned recoveries();
-unsigned deviceResets();
 
 /**
  * Launches a kernel that writes through a null pointer: a sticky "illegal address"
@@ -344,8 +334,9 @@ void injectFault();
 /**
  * The course's timer: CPU time with std::chrono, GPU time with CUDA events on the
  * default stream, both in milliseconds. Starting a running timer or ending a stopped
- * one throws std::runtime_error. The CUDA events are made on first GPU use, so a
- * machine without a GPU can still use the CPU half.
+ * one throws std::runtime_error; a timer that a failed call left running is stopped once
+ * afterError() has run. The CUDA events are made on first GPU use, so a machine without
+ * a GPU can still use the CPU half.
  */
 class PerformanceTimer {
 public:
@@ -366,13 +357,12 @@ public:
 
 private:
     using Clock = std::chrono::high_resolution_clock;
-    Clock::time_point cpuStart_;
-    void forgetStaleState();
+    void stopIfLeftRunning();
 
+    Clock::time_point cpuStart_;
     cudaEvent_t eventStart_ = nullptr;
     cudaEvent_t eventEnd_ = nullptr;
-    unsigned eventsMadeAfterReset_ = 0;  // deviceResets() when the events were made
-    unsigned startedAfterRecovery_ = 0;  // recoveries() when a timer was started
+    unsigned startedAtErrorCount_ = 0;  // afterErrorCalls() when a timer was last started
     bool cpuTimerStarted_ = false;
     bool gpuTimerStarted_ = false;
     float prevElapsedTimeCpu_ = 0.0f;

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include <stream_compaction/backends.h>
+#include <stream_compaction/launch.h>
 
 namespace Harness {
 

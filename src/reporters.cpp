@@ -45,7 +45,6 @@ Value maybe(const std::optional<T> &value) {
 std::string versionText(int version) { return fmt::format("{}.{}", version / 1000, version % 1000 / 10); }
 
 std::vector<Field> contextFields(const Context &c) {
-    using StreamCompaction::Common::DeviceInfo;
     const auto gpu = [&c](auto get) -> Value { return c.gpu ? Value(get(*c.gpu)) : Value(); };
     return {
         {"command_line", "Command", c.commandLine},

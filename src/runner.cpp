@@ -8,6 +8,9 @@
 
 #include <fmt/format.h>
 
+#include <stream_compaction/device_memory.h>
+#include <stream_compaction/errors.h>
+
 #include "reference.hpp"
 #include "testing_helpers.hpp"
 

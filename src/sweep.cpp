@@ -14,7 +14,11 @@
 #include <fmt/format.h>
 
 #include <stream_compaction/backends.h>
+#include <stream_compaction/device_memory.h>
+#include <stream_compaction/errors.h>
+#include <stream_compaction/launch.h>
 
+#include "device_info.h"
 #include "reporters.h"
 #include "runner.h"
 #include "testing_helpers.hpp"
@@ -81,10 +85,10 @@ Context sweepContext(const Options &options, long long largestSize) {
     context.warmup = options.warmup;
     context.keep = options.keep.name();
     if (Common::deviceAvailable()) {
-        context.gpu = Common::deviceInfo();
+        context.gpu = deviceInfo();
         context.copyBytes = sizeof(int) * static_cast<std::size_t>(std::clamp(largestSize, kCopyMinInts, kCopyMaxInts));
         context.copyReps = kCopyReps;
-        const double ms = Common::measureCopyMs(context.copyBytes, kCopyReps);
+        const double ms = measureCopyMs(context.copyBytes, kCopyReps);
         context.copyBandwidthGBs = 2.0 * double(context.copyBytes) / (ms * 1e6);
     }
     return context;

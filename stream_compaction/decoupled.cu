@@ -5,7 +5,11 @@
 
 #include <cuda/atomic>
 
+#include "device_memory.h"
+#include "device_primitives.cuh"
+#include "errors.h"
 #include "large.h"
+#include "selection.h"
 
 namespace StreamCompaction {
 namespace Decoupled {

@@ -10,7 +10,10 @@
 #include <thrust/sort.h>
 #include <thrust/system/system_error.h>
 
+#include "device_memory.h"
+#include "errors.h"
 #include "large.h"
+#include "selection.h"
 
 namespace StreamCompaction {
 namespace Thrust {

@@ -15,10 +15,14 @@
 #include <stream_compaction/cpu.h>
 #include <stream_compaction/cub.h>
 #include <stream_compaction/decoupled.h>
+#include <stream_compaction/device_memory.h>
 #include <stream_compaction/efficient.h>
+#include <stream_compaction/errors.h>
+#include <stream_compaction/launch.h>
 #include <stream_compaction/naive.h>
 #include <stream_compaction/onesweep.h>
 #include <stream_compaction/radix.h>
+#include <stream_compaction/selection.h>
 #include <stream_compaction/shared.h>
 #include <stream_compaction/textbook.h>
 #include <stream_compaction/thrust.h>

@@ -9,7 +9,10 @@
 
 #include <stream_compaction/backends.h>
 #include <stream_compaction/common.h>
+#include <stream_compaction/device_memory.h>
+#include <stream_compaction/errors.h>
 
+#include "fault_injection.h"
 #include "runner.h"
 #include "sweep.h"
 #include "test_support.h"
@@ -76,7 +79,7 @@ TEST(Faults, AStickyFaultIsReportedPlainly) {
     const std::vector<int> input = TestSupport::randomInput(4097, TestSupport::freshSeed());
     expectEveryGpuCallPasses(input);  // every back end now holds workspaces and timer events
     try {
-        Common::injectFault();
+        TestSupport::injectFault();
         FAIL() << "no exception from the fault";
     } catch (const StreamCompaction::CudaError &e) {
         EXPECT_NE(std::string(e.what()).find("fault injection write through null, n = 1"), std::string::npos)

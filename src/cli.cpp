@@ -11,6 +11,7 @@
 #include <fmt/ranges.h>
 
 #include <stream_compaction/backends.h>
+#include <stream_compaction/launch.h>
 
 namespace Harness {
 

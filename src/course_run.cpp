@@ -6,7 +6,10 @@
 #include <fmt/format.h>
 
 #include <stream_compaction/cpu.h>
+#include <stream_compaction/errors.h>
+#include <stream_compaction/launch.h>
 
+#include "device_info.h"
 #include "runner.h"
 #include "testing_helpers.hpp"
 
@@ -25,7 +28,7 @@ void printBanner(const std::string &title) {
 
 std::string gpuDescription() {
     if (!Common::deviceAvailable()) return "GPU: none (no CUDA device; GPU tests are skipped)";
-    const Common::DeviceInfo gpu = Common::deviceInfo();
+    const DeviceInfo gpu = deviceInfo();
     return fmt::format("GPU: {} (sm_{}{}, {} SMs, {:.1f} GiB), driver {}.{}, runtime {}.{}", gpu.name,
                        gpu.computeMajor, gpu.computeMinor, gpu.multiprocessors,
                        gpu.globalMemoryBytes / double(1ULL << 30), gpu.driverVersion / 1000,

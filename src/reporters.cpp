@@ -53,7 +53,6 @@ std::string bytesCountedText() {
 }
 
 std::vector<Field> contextFields(const Context &c) {
-    using StreamCompaction::Common::DeviceInfo;
     const auto gpu = [&c](auto get) -> Value { return c.gpu ? Value(get(*c.gpu)) : Value(); };
     return {
         {"command_line", "Command", c.commandLine},

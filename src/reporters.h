@@ -9,8 +9,7 @@
 #include <optional>
 #include <string>
 
-#include <stream_compaction/common.h>
-
+#include "device_info.h"
 #include "runner.h"
 
 namespace Harness {
@@ -27,7 +26,7 @@ std::optional<Format> formatForPath(const std::string &path);
 struct Context {
     std::string commandLine;
     std::string version;
-    std::optional<StreamCompaction::Common::DeviceInfo> gpu;  // none without a CUDA device
+    std::optional<DeviceInfo> gpu;  // none without a CUDA device
     double copyBandwidthGBs = 0;  // measured device-to-device copy: 2 x bytes / time; 0 without a GPU
     std::size_t copyBytes = 0;    // bytes per copy it was measured with
     int copyReps = 0;

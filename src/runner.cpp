@@ -8,6 +8,9 @@
 
 #include <fmt/format.h>
 
+#include <stream_compaction/device_memory.h>
+#include <stream_compaction/errors.h>
+
 #include "reference.hpp"
 #include "testing_helpers.hpp"
 
@@ -116,9 +119,9 @@ Run run(const Backend &backend, Op op, const std::vector<int> &input, const RunS
     try {
         return measure(backend, op, wide, input, settings);
     } catch (...) {
-        // The buffers are freed by now; leave the device and the timers usable for the
-        // next call (a sticky error costs a device reset), then report the error.
-        StreamCompaction::Common::recoverFromError();
+        // The buffers are freed by now; clear the error (a sticky one marks the device
+        // lost) and let the timers start again, then report the error.
+        StreamCompaction::Common::afterError();
         throw;
     }
 }

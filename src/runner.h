@@ -47,8 +47,8 @@ struct Run : Result {
  * host arrays, through the 64-bit entry points when uses64BitApi(). The output is
  * poisoned before every call, so elements a call fails to write show up in the
  * comparison. Throws std::invalid_argument when the back end does not offer that entry
- * point, and CudaError when CUDA fails, after Common::recoverFromError() has made the
- * device usable again.
+ * point, and CudaError when CUDA fails, after Common::afterError() has cleared the error
+ * (or marked the device lost, after a sticky one).
  */
 Run run(const StreamCompaction::Backend &backend, Op op, const std::vector<int> &input,
         const RunSettings &settings);

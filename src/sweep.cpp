@@ -14,7 +14,11 @@
 #include <fmt/format.h>
 
 #include <stream_compaction/backends.h>
+#include <stream_compaction/device_memory.h>
+#include <stream_compaction/errors.h>
+#include <stream_compaction/launch.h>
 
+#include "device_info.h"
 #include "reporters.h"
 #include "runner.h"
 #include "testing_helpers.hpp"
@@ -77,10 +81,10 @@ Context sweepContext(const Options &options, long long largestSize) {
     context.warmup = options.warmup;
     context.keep = options.keep.name();
     if (Common::deviceAvailable()) {
-        context.gpu = Common::deviceInfo();
+        context.gpu = deviceInfo();
         context.copyBytes = sizeof(int) * static_cast<std::size_t>(std::clamp(largestSize, kCopyMinInts, kCopyMaxInts));
         context.copyReps = kCopyReps;
-        const double ms = Common::measureCopyMs(context.copyBytes, kCopyReps);
+        const double ms = measureCopyMs(context.copyBytes, kCopyReps);
         context.copyBandwidthGBs = 2.0 * double(context.copyBytes) / (ms * 1e6);
     }
     return context;
@@ -334,7 +338,6 @@ private:
                 return row;
             }
         }
-        const unsigned resetsBefore = Common::deviceResets();
         try {
             const Run result = Harness::run(backend, c.op, c.input, settings_);
             const Verdict verdict = verify(c.op, result, c.want);
@@ -343,10 +346,10 @@ private:
             row.note = verdict.detail;
             if (c.op == Op::Compact || c.op == Op::Partition) row.kept = result.kept;
         } catch (const StreamCompaction::CudaError &e) {
-            // The sweep goes on: a sticky error costs a device reset, then the next cell runs.
+            // The sweep goes on; after a sticky error every later GPU cell is skipped with
+            // the reason Common::deviceLost() gives.
             row.status = Row::Status::Failed;
             row.note = e.what();
-            if (Common::deviceResets() != resetsBefore) row.note += " (the CUDA context was reset)";
         }
         if (row.status == Row::Status::Passed && row.timing.medianMs > 0) addFigures(row, c.want.kept, baselines);
         if (row.status == Row::Status::Passed && backend.onGpu && !backend.honoursBlockSize &&

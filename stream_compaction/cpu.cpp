@@ -4,6 +4,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "errors.h"
 #include "large.h"
 
 namespace StreamCompaction {

@@ -2,6 +2,7 @@
 // The CPU back end: the sequential references every GPU result is checked against.
 
 #include "common.h"
+#include "predicate.h"
 
 namespace StreamCompaction {
 namespace CPU {

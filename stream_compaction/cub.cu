@@ -8,7 +8,10 @@
 #include <cub/device/device_select.cuh>
 #include <cuda/std/functional>
 
+#include "device_memory.h"
+#include "errors.h"
 #include "large.h"
+#include "selection.h"
 
 namespace StreamCompaction {
 namespace Cub {

@@ -4,6 +4,7 @@
 // sized and reserved before the GPU timer starts, so a timed call never allocates.
 
 #include "common.h"
+#include "predicate.h"
 
 namespace StreamCompaction {
 namespace Cub {

@@ -5,7 +5,11 @@
 
 #include <cuda/atomic>
 
+#include "device_memory.h"
+#include "device_primitives.cuh"
+#include "errors.h"
 #include "large.h"
+#include "selection.h"
 
 namespace StreamCompaction {
 namespace Decoupled {
@@ -314,14 +318,13 @@ __global__ void __launch_bounds__(kThreads)
 
 // [tile counter, kept count, the tile status words] for one sum type. Grows only, and the
 // epochs in it survive from call to call. It is registered cached device memory:
-// releaseWorkspaces() frees it and a device reset makes it forget it; either way it is
-// then empty, so the next call allocates and clears it again.
+// releaseWorkspaces() frees it; it is then empty, so the next call allocates and clears
+// it again.
 struct TileStorage : Common::CachedDeviceMemory {
     Common::DeviceBuffer<unsigned long long> words;
     unsigned long long epoch = kLastEpoch;  // forces the first call to clear the buffer
 
     void release() noexcept override { words = {}; }
-    void forget() noexcept override { words.forget(); }
     std::size_t bytesHeld() const noexcept override { return words.size() * sizeof(unsigned long long); }
 };
 
@@ -332,8 +335,8 @@ TileStorage &tileStorage() {
 }
 
 // Untimed preparation: grows and clears the tile words when needed, and takes this
-// call's epoch. A clear happens on growth (also after releaseWorkspaces() or a device
-// reset emptied the storage) and once every 2^30 - 1 calls.
+// call's epoch. A clear happens on growth (also after releaseWorkspaces() emptied the
+// storage) and once every 2^30 - 1 calls.
 template <typename Sum>
 TileState<Sum> prepareTiles(long long n) {
     const auto numTiles = static_cast<unsigned int>((n + kTileItems - 1) / kTileItems);

@@ -9,6 +9,7 @@
 // resets the counter, so a timed call is the kernel launch(es) alone.
 
 #include "common.h"
+#include "predicate.h"
 
 namespace StreamCompaction {
 namespace Decoupled {

@@ -3,6 +3,7 @@
 // memory, and compaction built on it (map to 0/1, scan, scatter).
 
 #include "common.h"
+#include "predicate.h"
 
 namespace StreamCompaction {
 namespace Efficient {

@@ -3,6 +3,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "device_memory.h"
+#include "errors.h"
 #include "textbook.h"
 
 namespace StreamCompaction {

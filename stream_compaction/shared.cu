@@ -1,5 +1,10 @@
 #include "shared.h"
 
+#include "device_memory.h"
+#include "device_primitives.cuh"
+#include "errors.h"
+#include "launch.h"
+
 namespace StreamCompaction {
 namespace Shared {
 

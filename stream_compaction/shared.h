@@ -5,6 +5,7 @@
 // the map and scatter steps fused into the tile kernels.
 
 #include "common.h"
+#include "predicate.h"
 
 namespace StreamCompaction {
 namespace Shared {

@@ -2,6 +2,11 @@
 
 #include <stdexcept>
 
+#include "device_memory.h"
+#include "device_primitives.cuh"
+#include "errors.h"
+#include "launch.h"
+
 namespace StreamCompaction {
 namespace Textbook {
 

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "common.h"
+#include "predicate.h"
 
 namespace StreamCompaction {
 namespace Textbook {

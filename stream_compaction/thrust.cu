@@ -10,7 +10,10 @@
 #include <thrust/sort.h>
 #include <thrust/system/system_error.h>
 
+#include "device_memory.h"
+#include "errors.h"
 #include "large.h"
+#include "selection.h"
 
 namespace StreamCompaction {
 namespace Thrust {
@@ -27,8 +30,7 @@ namespace {
 // Thrust's temporary-allocation hook: blocks handed back are kept on a free list and
 // reused by the next call that fits, so after an untimed warm-up call a timed call does
 // no cudaMalloc or cudaFree.
-// It is registered cached device memory: releaseWorkspaces() frees its blocks, and a
-// device reset makes it forget them.
+// It is registered cached device memory: releaseWorkspaces() frees its free blocks.
 class CachingAllocator : public Common::CachedDeviceMemory {
 public:
     using value_type = char;
@@ -55,7 +57,7 @@ public:
 
     void deallocate(char *ptr, std::size_t) {
         auto block = blocksInUse_.find(ptr);
-        if (block == blocksInUse_.end()) return;  // made before a device reset
+        if (block == blocksInUse_.end()) return;  // not a block this cache handed out
         freeBlocks_.emplace(block->second, ptr);
         blocksInUse_.erase(block);
     }
@@ -63,11 +65,6 @@ public:
     void release() noexcept override {
         for (auto &block : freeBlocks_) Common::deviceFree(block.second);
         freeBlocks_.clear();
-    }
-
-    void forget() noexcept override {
-        freeBlocks_.clear();
-        blocksInUse_.clear();
     }
 
     std::size_t bytesHeld() const noexcept override {

@@ -4,6 +4,7 @@
 // calls, so a figure is the algorithm's device work alone.
 
 #include "common.h"
+#include "predicate.h"
 
 namespace StreamCompaction {
 namespace Thrust {

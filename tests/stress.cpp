@@ -16,6 +16,9 @@
 #include <fmt/format.h>
 
 #include <stream_compaction/backends.h>
+#include <stream_compaction/device_memory.h>
+#include <stream_compaction/errors.h>
+#include <stream_compaction/launch.h>
 
 #include "runner.h"
 

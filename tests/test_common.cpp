@@ -15,15 +15,18 @@
 #include <stream_compaction/cpu.h>
 #include <stream_compaction/cub.h>
 #include <stream_compaction/decoupled.h>
+#include <stream_compaction/device_memory.h>
 #include <stream_compaction/efficient.h>
+#include <stream_compaction/errors.h>
+#include <stream_compaction/launch.h>
 #include <stream_compaction/naive.h>
 #include <stream_compaction/onesweep.h>
 #include <stream_compaction/radix.h>
+#include <stream_compaction/selection.h>
 #include <stream_compaction/shared.h>
 #include <stream_compaction/textbook.h>
 #include <stream_compaction/thrust.h>
 
-#include "runner.h"
 #include "test_support.h"
 
 namespace {
@@ -215,64 +218,6 @@ TEST(Errors, OutOfMemorySaysHowMuchWasNeeded) {
     // Not sticky: the device still works.
     Common::DeviceBuffer<int> small(16);
     small.fillBytes(0, 16);
-}
-
-}  // namespace
-
-namespace {
-
-// A failed call can leave a timer running; recovering stops it, GPU or not.
-TEST(Faults, RecoveryStopsATimerLeftRunning) {
-    PerformanceTimer timer;
-    timer.startCpuTimer();
-    Common::recoverFromError();
-    EXPECT_NO_THROW(timer.startCpuTimer());
-    timer.endCpuTimer();
-}
-
-TEST(Faults, RecoveryWithoutAStickyErrorResetsNothing) {
-    SKIP_WITHOUT_GPU();
-    const unsigned resets = Common::deviceResets();
-    EXPECT_FALSE(Common::recoverFromError());
-    EXPECT_EQ(Common::deviceResets(), resets);
-}
-
-// An illegal address kills the CUDA context. recoverFromError() resets the device; then
-// either every GPU back end works again, although their workspaces, cached allocations
-// and timers held objects of the dead context, or, where the driver will not give the
-// process a new context (the H200 of results/h200), every GPU call fails at once with a
-// CudaError that says so. Nothing crashes, hangs or returns a wrong result.
-TEST(Faults, AStickyFaultIsRecoveredOrReportedPlainly) {
-    SKIP_WITHOUT_GPU();
-    Harness::RunSettings settings;
-    settings.warmup = 0;
-    settings.reps = 1;
-    const std::vector<int> input = TestSupport::randomInput(4097, TestSupport::freshSeed());
-    auto runEverything = [&](bool expectLost) {
-        for (const StreamCompaction::Backend &backend : StreamCompaction::backends()) {
-            if (!backend.onGpu) continue;
-            for (Harness::Op op : {Harness::Op::Scan, Harness::Op::Compact, Harness::Op::Partition, Harness::Op::Sort}) {
-                if (!Harness::offers(backend, op)) continue;
-                SCOPED_TRACE(testing::Message() << backend.name << " " << Harness::opName(op));
-                if (expectLost) {
-                    try {
-                        Harness::run(backend, op, input, settings);
-                        ADD_FAILURE() << "a GPU call succeeded on a lost device";
-                    } catch (const StreamCompaction::CudaError &e) {
-                        EXPECT_NE(std::string(e.what()).find("restart the program"), std::string::npos) << e.what();
-                    }
-                    continue;
-                }
-                const auto verdict = Harness::verify(op, Harness::run(backend, op, input, settings),
-                                                     Harness::expected(op, input, settings.keep));
-                EXPECT_TRUE(verdict.passed()) << verdict.detail;
-            }
-        }
-    };
-    runEverything(false);  // every back end now holds workspaces and timer events
-    EXPECT_THROW(Common::injectFault(), StreamCompaction::CudaError);
-    EXPECT_TRUE(Common::recoverFromError());
-    runEverything(!Common::deviceLost().empty());
 }
 
 }  // namespace

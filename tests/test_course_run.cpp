@@ -8,7 +8,7 @@
 
 #include <gtest/gtest.h>
 
-#include <stream_compaction/common.h>
+#include <stream_compaction/errors.h>
 
 #include "cli_test_support.h"
 #include "course_run.h"

@@ -14,6 +14,8 @@
 
 #include <stream_compaction/backends.h>
 #include <stream_compaction/decoupled.h>
+#include <stream_compaction/device_memory.h>
+#include <stream_compaction/errors.h>
 
 #include "runner.h"
 #include "test_support.h"

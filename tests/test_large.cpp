@@ -20,6 +20,8 @@
 #include <stream_compaction/cpu.h>
 #include <stream_compaction/cub.h>
 #include <stream_compaction/decoupled.h>
+#include <stream_compaction/device_memory.h>
+#include <stream_compaction/errors.h>
 #include <stream_compaction/large.h>
 #include <stream_compaction/thrust.h>
 

@@ -19,6 +19,8 @@
 
 #include <reference.hpp>
 #include <stream_compaction/backends.h>
+#include <stream_compaction/device_memory.h>
+#include <stream_compaction/errors.h>
 #include <stream_compaction/onesweep.h>
 #include <testing_helpers.hpp>
 

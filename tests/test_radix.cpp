@@ -16,6 +16,7 @@
 #include <gtest/gtest.h>
 
 #include <reference.hpp>
+#include <stream_compaction/device_memory.h>
 #include <stream_compaction/radix.h>
 #include <stream_compaction/textbook.h>
 #include <testing_helpers.hpp>

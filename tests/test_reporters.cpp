@@ -140,7 +140,7 @@ Context sampleContext() {
     Context context;
     context.commandLine = "cis565_stream_compaction --sizes 2^10 --output 'a \"b\".csv'";
     context.version = "0.1.0";
-    StreamCompaction::Common::DeviceInfo gpu;
+    Harness::DeviceInfo gpu;
     gpu.name = "NVIDIA H200";
     gpu.computeMajor = 9;
     gpu.multiprocessors = 132;

@@ -16,6 +16,7 @@
 
 #include <stream_compaction/backends.h>
 #include <stream_compaction/common.h>
+#include <stream_compaction/errors.h>
 
 #include "reference.hpp"
 #include "runner.h"

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <stream_compaction/common.h>
+#include <stream_compaction/errors.h>
 
 namespace TestSupport {
 

@@ -15,7 +15,7 @@
 
 #include <gtest/gtest.h>
 
-#include <stream_compaction/common.h>
+#include <stream_compaction/errors.h>
 
 #include "cli.h"
 #include "cli_test_support.h"

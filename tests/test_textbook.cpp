@@ -15,6 +15,7 @@
 #include <reference.hpp>
 #include <testing_helpers.hpp>
 #include <stream_compaction/cpu.h>
+#include <stream_compaction/device_memory.h>
 #include <stream_compaction/textbook.h>
 
 #include "textbook_test_support.h"

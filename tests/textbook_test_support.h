@@ -13,7 +13,8 @@
 #include <gtest/gtest.h>
 
 #include <stream_compaction/backends.h>
-#include <stream_compaction/common.h>
+#include <stream_compaction/device_memory.h>
+#include <stream_compaction/launch.h>
 
 #include "runner.h"
 #include "test_support.h"

@@ -1,0 +1,53 @@
+#include "device_info.h"
+
+#include <algorithm>
+#include <vector>
+
+#include <cuda_runtime_api.h>
+
+#include <stream_compaction/common.h>
+#include <stream_compaction/device_memory.h>
+#include <stream_compaction/errors.h>
+
+namespace Harness {
+
+namespace Common = StreamCompaction::Common;
+
+DeviceInfo deviceInfo() {
+    int device = 0;
+    SC_CUDA_CHECK(cudaGetDevice(&device));
+    cudaDeviceProp properties{};
+    SC_CUDA_CHECK(cudaGetDeviceProperties(&properties, device));
+    DeviceInfo info;
+    info.name = properties.name;
+    info.computeMajor = properties.major;
+    info.computeMinor = properties.minor;
+    info.multiprocessors = properties.multiProcessorCount;
+    info.globalMemoryBytes = properties.totalGlobalMem;
+    int memoryClockKHz = 0, busWidthBits = 0;
+    SC_CUDA_CHECK(cudaDeviceGetAttribute(&memoryClockKHz, cudaDevAttrMemoryClockRate, device));
+    SC_CUDA_CHECK(cudaDeviceGetAttribute(&busWidthBits, cudaDevAttrGlobalMemoryBusWidth, device));
+    info.theoreticalBandwidthGBs = 2.0 * memoryClockKHz * 1e3 * (busWidthBits / 8.0) / 1e9;
+    SC_CUDA_CHECK(cudaDriverGetVersion(&info.driverVersion));
+    SC_CUDA_CHECK(cudaRuntimeGetVersion(&info.runtimeVersion));
+    return info;
+}
+
+double measureCopyMs(std::size_t bytes, int reps) {
+    Common::Operation operation("copy", "memcpy", static_cast<long long>(bytes));
+    Common::DeviceBuffer<unsigned char> source(bytes), destination(bytes);
+    SC_CUDA_CHECK(cudaMemset(source.get(), 1, bytes));
+    SC_CUDA_CHECK(cudaMemcpy(destination.get(), source.get(), bytes, cudaMemcpyDeviceToDevice));
+    Common::PerformanceTimer timer;
+    std::vector<float> times;
+    for (int i = 0; i < reps; ++i) {
+        timer.startGpuTimer();
+        SC_CUDA_CHECK(cudaMemcpyAsync(destination.get(), source.get(), bytes, cudaMemcpyDeviceToDevice));
+        timer.endGpuTimer();
+        times.push_back(timer.getGpuElapsedTimeForPreviousOperation());
+    }
+    std::sort(times.begin(), times.end());
+    return times.empty() ? 0.0 : times[times.size() / 2];
+}
+
+}  // namespace Harness

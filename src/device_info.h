@@ -1,0 +1,32 @@
+#pragma once
+// What the reports say about the GPU: its description and the measured copy bandwidth,
+// the practical ceiling the reports compare every back end with.
+
+#include <cstddef>
+#include <string>
+
+namespace Harness {
+
+/** What a report says about the GPU it ran on. */
+struct DeviceInfo {
+    std::string name;
+    int computeMajor = 0;
+    int computeMinor = 0;
+    int multiprocessors = 0;
+    std::size_t globalMemoryBytes = 0;
+    double theoreticalBandwidthGBs = 0;  // 2 x memory clock x bus width (DDR)
+    int driverVersion = 0;               // e.g. 13000 for 13.0
+    int runtimeVersion = 0;
+};
+
+/** The current device's description; throws CudaError without a device. */
+DeviceInfo deviceInfo();
+
+/**
+ * Median time in ms of a device-to-device cudaMemcpy of `bytes` bytes (after one
+ * untimed copy): the practical ceiling for an operation that reads an array once and
+ * writes it once. Bandwidth is 2 * bytes / time.
+ */
+double measureCopyMs(std::size_t bytes, int reps);
+
+}  // namespace Harness

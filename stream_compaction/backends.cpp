@@ -1,10 +1,12 @@
 #include "backends.h"
 
+#include <stdexcept>
+#include <string>
+
 #include "cpu.h"
 #include "cub.h"
 #include "decoupled.h"
 #include "efficient.h"
-#include "large.h"
 #include "naive.h"
 #include "onesweep.h"
 #include "radix.h"
@@ -16,36 +18,8 @@ namespace StreamCompaction {
 
 const std::vector<Backend> &backends() {
     static const std::vector<Backend> all = {
-        {.name = "cpu", .title = "cpu", .onGpu = false, .timer = CPU::timer,
-         .scan = CPU::scan, .compact = CPU::compactWithoutScan, .partition = CPU::partition, .sort = CPU::sort,
-         .scan64 = CPU::Large::scan, .compact64 = CPU::Large::compact, .partition64 = CPU::Large::partition,
-         .sort64 = CPU::Large::sort},
-        {.name = "naive", .title = "naive", .honoursBlockSize = true, .timer = Naive::timer,
-         .scan = Naive::scanDevice},
-        {.name = "efficient", .title = "work-efficient", .honoursBlockSize = true, .timer = Efficient::timer,
-         .scan = Efficient::scanDevice, .compact = Efficient::compactDevice},
-        {.name = "thrust", .title = "thrust", .timer = Thrust::timer,
-         .scan = Thrust::scanDevice, .compact = Thrust::compactDevice, .partition = Thrust::partitionDevice,
-         .sort = Thrust::sortDevice,
-         .scan64 = Thrust::Large::scan, .compact64 = Thrust::Large::compact, .partition64 = Thrust::Large::partition,
-         .sort64 = Thrust::Large::sort},
-        {.name = "textbook", .title = "textbook", .honoursBlockSize = true, .timer = Textbook::timer,
-         .compact = Textbook::compactDevice, .partition = Textbook::partitionDevice},
-        {.name = "radix", .title = "radix", .honoursBlockSize = true, .timer = Radix::timer,
-         .sort = Radix::sortDevice},
-        {.name = "onesweep", .title = "radix (Onesweep)", .timer = Onesweep::timer,
-         .sort = Onesweep::sortDevice},
-        {.name = "cub", .title = "cub", .reference = true, .timer = Cub::timer,
-         .scan = Cub::scanDevice, .compact = Cub::compactDevice, .partition = Cub::partitionDevice,
-         .sort = Cub::sortDevice,
-         .scan64 = Cub::Large::scan, .compact64 = Cub::Large::compact, .partition64 = Cub::Large::partition,
-         .sort64 = Cub::Large::sort},
-        {.name = "shared", .title = "shared-memory", .honoursBlockSize = true, .timer = Shared::timer,
-         .scan = Shared::scanDevice, .compact = Shared::compactDevice},
-        {.name = "decoupled", .title = "decoupled look-back", .timer = Decoupled::timer,
-         .scan = Decoupled::scanDevice, .compact = Decoupled::compactDevice, .partition = Decoupled::partitionDevice,
-         .scan64 = Decoupled::Large::scan, .compact64 = Decoupled::Large::compact,
-         .partition64 = Decoupled::Large::partition},
+        CPU::backend(),      Naive::backend(), Efficient::backend(), Thrust::backend(), Textbook::backend(),
+        Radix::backend(),    Onesweep::backend(), Cub::backend(),    Shared::backend(), Decoupled::backend(),
     };
     return all;
 }
@@ -62,6 +36,48 @@ const Backend *referenceBackend() {
         if (backend.reference) return &backend;
     }
     return nullptr;
+}
+
+namespace {
+
+// The entry point, or std::invalid_argument naming what is missing.
+template <typename Entry>
+Entry offered(const Backend &backend, Entry entry, const char *op) {
+    if (!entry) throw std::invalid_argument(std::string(backend.name) + " offers no " + op);
+    return entry;
+}
+
+// `call(out, in)` on host arrays: directly for the CPU; for a GPU back end on device
+// copies, named for errors as "cub scan, n = ...".
+template <typename Call>
+auto onHost(const Backend &backend, const char *op, int n, int *odata, const int *idata, Call call) {
+    if (!backend.onGpu) return call(odata, idata);
+    Common::Operation operation(backend.name, op, n);
+    return Common::onDeviceCopies(n, odata, idata, call);
+}
+
+}  // namespace
+
+void hostScan(const Backend &backend, int n, int *odata, const int *idata) {
+    const auto scan = offered(backend, backend.scan, "scan");
+    onHost(backend, "scan", n, odata, idata, [&](int *out, const int *in) { scan(n, out, in); });
+}
+
+int hostCompact(const Backend &backend, int n, int *odata, const int *idata, Predicate keep) {
+    const auto compact = offered(backend, backend.compact, "compact");
+    return onHost(backend, "compact", n, odata, idata, [&](int *out, const int *in) { return compact(n, out, in, keep); });
+}
+
+int hostPartition(const Backend &backend, int n, int *odata, const int *idata, Predicate keep) {
+    const auto partition = offered(backend, backend.partition, "partition");
+    int kept = 0;
+    onHost(backend, "partition", n, odata, idata, [&](int *out, const int *in) { kept = partition(n, out, in, keep); });
+    return kept;  // all n elements are copied back, not only the kept ones
+}
+
+void hostSort(const Backend &backend, int n, int *odata, const int *idata) {
+    const auto sort = offered(backend, backend.sort, "sort");
+    onHost(backend, "sort", n, odata, idata, [&](int *out, const int *in) { sort(n, out, in); });
 }
 
 }  // namespace StreamCompaction

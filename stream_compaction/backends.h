@@ -2,7 +2,8 @@
 // The back ends as the harness sees them: one registry row each, saying what the back
 // end is and which operations it offers. A GPU back end's functions take device arrays
 // and hold its GPU timer; the CPU back end's take host arrays and hold its CPU timer.
-// Adding a back end is one row in backends.cpp (docs/adding-a-back-end.md).
+// Each back end defines its row in its own file (Cub::backend() in cub.cu); backends.cpp
+// lists them. Adding a back end: docs/adding-a-back-end.md.
 
 #include <cstddef>
 #include <string_view>
@@ -30,8 +31,9 @@ struct Backend {
     int (*partition)(int n, int *out, const int *in, Predicate keep) = nullptr;  // stable; returns how many kept
     void (*sort)(int n, int *out, const int *in) = nullptr;                      // ascending, signed ints
 
-    // The same operations for std::size_t counts (large.h), which the harness uses past
-    // 2^31 - 1 elements; a scan's sums are int64. nullptr where not offered.
+    // The same operations for std::size_t counts, which the harness uses past 2^31 - 1
+    // elements (docs/large-sizes.md); a scan's sums are int64, since an int32 running sum
+    // overflows long before n does. nullptr where not offered.
     void (*scan64)(std::size_t n, long long *out, const int *in) = nullptr;
     std::size_t (*compact64)(std::size_t n, int *out, const int *in, Predicate keep) = nullptr;
     std::size_t (*partition64)(std::size_t n, int *out, const int *in, Predicate keep) = nullptr;
@@ -46,5 +48,17 @@ const Backend *findBackend(std::string_view name);
 
 /** The back end that the others are compared with (Backend::reference), or nullptr. */
 const Backend *referenceBackend();
+
+/**
+ * Any back end's operations on host arrays, as the course's API takes them: for a GPU
+ * back end the input is copied to the device and the output back (n elements, or the
+ * kept ones), outside its timer. Throws std::invalid_argument for an operation the back
+ * end does not offer.
+ */
+void hostScan(const Backend &backend, int n, int *odata, const int *idata);
+int hostCompact(const Backend &backend, int n, int *odata, const int *idata, Predicate keep = Predicate::nonZero());
+int hostPartition(const Backend &backend, int n, int *odata, const int *idata,
+                  Predicate keep = Predicate::nonZero());
+void hostSort(const Backend &backend, int n, int *odata, const int *idata);
 
 }  // namespace StreamCompaction

@@ -5,7 +5,6 @@
 #include <vector>
 
 #include "errors.h"
-#include "large.h"
 
 namespace StreamCompaction {
 namespace CPU {
@@ -136,6 +135,14 @@ std::size_t partition(std::size_t n, int *odata, const int *idata, Predicate kee
 void sort(std::size_t n, int *odata, const int *idata) { timedSort(n, odata, idata); }
 
 }  // namespace Large
+
+const Backend &backend() {
+    static const Backend row{.name = "cpu", .title = "cpu", .onGpu = false, .timer = timer,
+                             .scan = scan, .compact = compactWithoutScan, .partition = partition, .sort = sort,
+                             .scan64 = Large::scan, .compact64 = Large::compact, .partition64 = Large::partition,
+                             .sort64 = Large::sort};
+    return row;
+}
 
 }  // namespace CPU
 }  // namespace StreamCompaction

@@ -1,6 +1,7 @@
 #pragma once
 // The CPU back end: the sequential references every GPU result is checked against.
 
+#include "backends.h"
 #include "common.h"
 #include "predicate.h"
 
@@ -23,6 +24,9 @@ int partition(int n, int *odata, const int *idata, Predicate keep = Predicate::n
 
 /** Ascending sort of signed ints: LSD radix sort, four counting-sort passes of 8-bit digits. */
 void sort(int n, int *odata, const int *idata);
+
+/** The registry row: these on host arrays, for the course's `int n` and for 64-bit counts. */
+const Backend &backend();
 
 }  // namespace CPU
 }  // namespace StreamCompaction

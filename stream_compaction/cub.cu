@@ -10,7 +10,6 @@
 
 #include "device_memory.h"
 #include "errors.h"
-#include "large.h"
 #include "selection.h"
 
 namespace StreamCompaction {
@@ -183,15 +182,13 @@ void sort(std::size_t n, int *dOut, const int *dIn) {
 
 }  // namespace Large
 
-void scan(int n, int *odata, const int *idata) {
-    Common::Operation operation("cub", "scan", n);
-    Common::onDeviceCopies(n, odata, idata, [n](int *dOut, const int *dIn) { scanDevice(n, dOut, dIn); });
-}
-
-int compact(int n, int *odata, const int *idata) {
-    Common::Operation operation("cub", "compact", n);
-    return Common::onDeviceCopies(n, odata, idata,
-                                  [n](int *dOut, const int *dIn) { return compactDevice(n, dOut, dIn); });
+const Backend &backend() {
+    static const Backend row{.name = "cub", .title = "cub", .reference = true, .timer = timer,
+                             .scan = scanDevice, .compact = compactDevice, .partition = partitionDevice,
+                             .sort = sortDevice,
+                             .scan64 = Large::scan, .compact64 = Large::compact, .partition64 = Large::partition,
+                             .sort64 = Large::sort};
+    return row;
 }
 
 }  // namespace Cub

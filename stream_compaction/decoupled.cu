@@ -8,7 +8,6 @@
 #include "device_memory.h"
 #include "device_primitives.cuh"
 #include "errors.h"
-#include "large.h"
 #include "selection.h"
 
 namespace StreamCompaction {
@@ -432,15 +431,11 @@ std::size_t partition(std::size_t n, int *dOut, const int *dIn, Predicate keep) 
 
 }  // namespace Large
 
-void scan(int n, int *odata, const int *idata) {
-    Common::Operation operation("decoupled", "scan", n);
-    Common::onDeviceCopies(n, odata, idata, [n](int *dOut, const int *dIn) { scanDevice(n, dOut, dIn); });
-}
-
-int compact(int n, int *odata, const int *idata) {
-    Common::Operation operation("decoupled", "compact", n);
-    return Common::onDeviceCopies(n, odata, idata,
-                                  [n](int *dOut, const int *dIn) { return compactDevice(n, dOut, dIn); });
+const Backend &backend() {
+    static const Backend row{.name = "decoupled", .title = "decoupled look-back", .timer = timer,
+                             .scan = scanDevice, .compact = compactDevice, .partition = partitionDevice,
+                             .scan64 = Large::scan, .compact64 = Large::compact, .partition64 = Large::partition};
+    return row;
 }
 
 }  // namespace Decoupled

@@ -8,33 +8,14 @@
 // per call: status words carry the call's number (epoch) and the kernel's last tile
 // resets the counter, so a timed call is the kernel launch(es) alone.
 
-#include "common.h"
-#include "predicate.h"
+#include "backends.h"
 
-namespace StreamCompaction {
-namespace Decoupled {
-
-StreamCompaction::Common::PerformanceTimer &timer();
-
-/** Exclusive scan of host arrays (the course's API). */
-void scan(int n, int *odata, const int *idata);
-
-/** Keeps the non-zero elements of host arrays, in order; returns how many. */
-int compact(int n, int *odata, const int *idata);
-
-/** Exclusive scan of device arrays: one kernel launch, 8 bytes moved per element. */
-void scanDevice(int n, int *dOut, const int *dIn);
-
-/** Compaction of device arrays, one pass (4n + 4k bytes); returns how many were kept. */
-int compactDevice(int n, int *dOut, const int *dIn, Predicate keep = Predicate::nonZero());
+namespace StreamCompaction::Decoupled {
 
 /**
- * Stable partition of device arrays: kept elements first, then the rejected ones, each
- * group in input order; returns how many were kept. One pass writes the kept elements
- * in place and the rejected ones from the back in reverse order (8n bytes), then a
- * fix-up reverses the rejected tail (8 bytes per rejected element). Both are timed.
+ * The registry row: scan, compaction and stable partition, for the course's `int n`
+ * and for 64-bit counts (int64 sums).
  */
-int partitionDevice(int n, int *dOut, const int *dIn, Predicate keep = Predicate::nonZero());
+const Backend &backend();
 
-}  // namespace Decoupled
-}  // namespace StreamCompaction
+}  // namespace StreamCompaction::Decoupled

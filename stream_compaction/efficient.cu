@@ -135,16 +135,15 @@ int compactDevice(int n, int *dOut, const int *dIn, Predicate keep) {
     return Common::downloadValue(positions + n - 1) + Common::downloadValue(flags + n - 1);
 }
 
-void scan(int n, int *odata, const int *idata) {
-    Common::Operation operation("work-efficient", "scan", n);
-    Common::onDeviceCopies(n, odata, idata, [n](int *dOut, const int *dIn) { scanDevice(n, dOut, dIn); });
+const Backend &backend() {
+    static const Backend row{.name = "efficient", .title = "work-efficient", .honoursBlockSize = true,
+                             .timer = timer, .scan = scanDevice, .compact = compactDevice};
+    return row;
 }
 
-int compact(int n, int *odata, const int *idata) {
-    Common::Operation operation("work-efficient", "compact", n);
-    return Common::onDeviceCopies(n, odata, idata,
-                                  [n](int *dOut, const int *dIn) { return compactDevice(n, dOut, dIn); });
-}
+void scan(int n, int *odata, const int *idata) { hostScan(backend(), n, odata, idata); }
+
+int compact(int n, int *odata, const int *idata) { return hostCompact(backend(), n, odata, idata); }
 
 }  // namespace Efficient
 }  // namespace StreamCompaction

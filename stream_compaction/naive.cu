@@ -69,10 +69,13 @@ void scanDevice(int n, int *dOut, const int *dIn) {
     timer().endGpuTimer();
 }
 
-void scan(int n, int *odata, const int *idata) {
-    Common::Operation operation("naive", "scan", n);
-    Common::onDeviceCopies(n, odata, idata, [n](int *dOut, const int *dIn) { scanDevice(n, dOut, dIn); });
+const Backend &backend() {
+    static const Backend row{.name = "naive", .title = "naive", .honoursBlockSize = true, .timer = timer,
+                             .scan = scanDevice};
+    return row;
 }
+
+void scan(int n, int *odata, const int *idata) { hostScan(backend(), n, odata, idata); }
 
 }  // namespace Naive
 }  // namespace StreamCompaction

@@ -1,6 +1,7 @@
 #pragma once
 // The naive GPU back end: Hillis–Steele scan over global memory.
 
+#include "backends.h"
 #include "common.h"
 
 namespace StreamCompaction {
@@ -8,11 +9,11 @@ namespace Naive {
 
 StreamCompaction::Common::PerformanceTimer &timer();
 
-/** Exclusive scan of host arrays (the course's API). */
+/** Exclusive scan of host arrays (the course's API); the GPU timer brackets the kernels only. */
 void scan(int n, int *odata, const int *idata);
 
-/** Exclusive scan of device arrays; the GPU timer brackets the kernels only. */
-void scanDevice(int n, int *dOut, const int *dIn);
+/** The registry row: the scan, on device arrays, at Common::blockSize() threads per block. */
+const Backend &backend();
 
 }  // namespace Naive
 }  // namespace StreamCompaction

@@ -387,9 +387,9 @@ void sortDevice(int n, int *dOut, const int *dIn) {
     timer().endGpuTimer();
 }
 
-void sort(int n, int *odata, const int *idata) {
-    Common::Operation operation("onesweep", "sort", n);
-    Common::onDeviceCopies(n, odata, idata, [n](int *dOut, const int *dIn) { sortDevice(n, dOut, dIn); });
+const Backend &backend() {
+    static const Backend row{.name = "onesweep", .title = "radix (Onesweep)", .timer = timer, .sort = sortDevice};
+    return row;
 }
 
 }  // namespace Onesweep

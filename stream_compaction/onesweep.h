@@ -11,10 +11,9 @@
 // (the histogram's read, then a read and a write per pass). The tile shape is fixed
 // (Common::blockSize() does not apply).
 
-#include "common.h"
+#include "backends.h"
 
-namespace StreamCompaction {
-namespace Onesweep {
+namespace StreamCompaction::Onesweep {
 
 /** A pass's tile: kTileThreads threads of kItemsPerThread keys each (CUB's tile size for
  * 32-bit keys on sm_90: fewer, larger tiles mean fewer look-back words to clear and read). */
@@ -22,18 +21,9 @@ constexpr int kTileThreads = 512;
 constexpr int kItemsPerThread = 15;
 constexpr int kTileItems = kTileThreads * kItemsPerThread;
 
-StreamCompaction::Common::PerformanceTimer &timer();
-
-/** Ascending sort of host arrays of signed ints (the course's API). */
-void sort(int n, int *odata, const int *idata);
-
 /**
- * Ascending sort of device signed ints; dIn is only read. The timer brackets the device
- * work: clearing the histograms and look-back words, the histogram and offset kernels and
- * the four passes. Scratch (n keys, and 1 KiB of look-back words per tile and pass) is
- * kept between calls.
+ * The registry row: ascending sort of signed ints.
  */
-void sortDevice(int n, int *dOut, const int *dIn);
+const Backend &backend();
 
-}  // namespace Onesweep
-}  // namespace StreamCompaction
+}  // namespace StreamCompaction::Onesweep

@@ -97,9 +97,10 @@ void sortPairsDevice(int n, int *keysOut, int *valuesOut, const int *keysIn, con
     timer().endGpuTimer();
 }
 
-void sort(int n, int *odata, const int *idata) {
-    Common::Operation operation("radix", "sort", n);
-    Common::onDeviceCopies(n, odata, idata, [n](int *dOut, const int *dIn) { sortDevice(n, dOut, dIn); });
+const Backend &backend() {
+    static const Backend row{.name = "radix", .title = "radix", .honoursBlockSize = true, .timer = timer,
+                             .sort = sortDevice};
+    return row;
 }
 
 }  // namespace Radix

@@ -6,6 +6,7 @@
 // digits (8 passes of 16 buckets: per-block digit counts, one exclusive scan of the
 // counts digit-major, a stable local scatter through shared memory, a stitch).
 
+#include "backends.h"
 #include "common.h"
 
 namespace StreamCompaction {
@@ -16,11 +17,8 @@ StreamCompaction::Common::PerformanceTimer &timer();
 /** The fast version's digit width: 16 buckets per pass, the split's limit. */
 constexpr int kDigitBits = 4;
 
-/** Ascending sort of host arrays of signed ints (the course's API). */
-void sort(int n, int *odata, const int *idata);
-
-/** Ascending sort of device signed ints, 4-bit digits; negative values sort first. */
-void sortDevice(int n, int *dOut, const int *dIn);
+/** The registry row: ascending sort of device signed ints, 4-bit digits; negative values first. */
+const Backend &backend();
 
 /** The same sort one bit per pass, the course's split by bit. */
 void sortOneBitDevice(int n, int *dOut, const int *dIn);

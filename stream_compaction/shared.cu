@@ -249,15 +249,10 @@ int compactDevice(int n, int *dOut, const int *dIn, Predicate keep) {
     return n == 0 ? 0 : Common::downloadValue(keptTotal);
 }
 
-void scan(int n, int *odata, const int *idata) {
-    Common::Operation operation("shared", "scan", n);
-    Common::onDeviceCopies(n, odata, idata, [n](int *dOut, const int *dIn) { scanDevice(n, dOut, dIn); });
-}
-
-int compact(int n, int *odata, const int *idata) {
-    Common::Operation operation("shared", "compact", n);
-    return Common::onDeviceCopies(n, odata, idata,
-                                  [n](int *dOut, const int *dIn) { return compactDevice(n, dOut, dIn); });
+const Backend &backend() {
+    static const Backend row{.name = "shared", .title = "shared-memory", .honoursBlockSize = true, .timer = timer,
+                             .scan = scanDevice, .compact = compactDevice};
+    return row;
 }
 
 }  // namespace Shared

@@ -4,25 +4,13 @@
 // sum is scanned recursively (reduce, then scan), and compaction is built on it with
 // the map and scatter steps fused into the tile kernels.
 
-#include "common.h"
-#include "predicate.h"
+#include "backends.h"
 
-namespace StreamCompaction {
-namespace Shared {
+namespace StreamCompaction::Shared {
 
-StreamCompaction::Common::PerformanceTimer &timer();
+/**
+ * The registry row: scan and compaction, at Common::blockSize() threads per tile.
+ */
+const Backend &backend();
 
-/** Exclusive scan of host arrays (the course's API). */
-void scan(int n, int *odata, const int *idata);
-
-/** Keeps the non-zero elements of host arrays, in order; returns how many. */
-int compact(int n, int *odata, const int *idata);
-
-/** Exclusive scan of device arrays; the GPU timer brackets the kernels only. */
-void scanDevice(int n, int *dOut, const int *dIn);
-
-/** Compaction of device arrays by any predicate; returns how many were kept. */
-int compactDevice(int n, int *dOut, const int *dIn, Predicate keep = Predicate::nonZero());
-
-}  // namespace Shared
-}  // namespace StreamCompaction
+}  // namespace StreamCompaction::Shared

@@ -377,18 +377,10 @@ void splitDevice(int n, int *keysOut, const int *keysIn, int *valuesOut, const i
     }
 }
 
-int compact(int n, int *odata, const int *idata, Predicate keep) {
-    Common::Operation operation("textbook", "compact", n);
-    return Common::onDeviceCopies(n, odata, idata,
-                                  [n, keep](int *dOut, const int *dIn) { return compactDevice(n, dOut, dIn, keep); });
-}
-
-int partition(int n, int *odata, const int *idata, Predicate keep) {
-    Common::Operation operation("textbook", "partition", n);
-    int kept = 0;
-    Common::onDeviceCopies(n, odata, idata,
-                           [n, keep, &kept](int *dOut, const int *dIn) { kept = partitionDevice(n, dOut, dIn, keep); });
-    return kept;
+const Backend &backend() {
+    static const Backend row{.name = "textbook", .title = "textbook", .honoursBlockSize = true, .timer = timer,
+                             .compact = compactDevice, .partition = partitionDevice};
+    return row;
 }
 
 }  // namespace Textbook

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "backends.h"
 #include "common.h"
 #include "predicate.h"
 
@@ -73,17 +74,12 @@ struct BucketFunction {
     }
 };
 
-/** Keeps the elements matching `keep` of host arrays, in order; returns how many (the course's API). */
-int compact(int n, int *odata, const int *idata, Predicate keep = Predicate::nonZero());
-
-/** Stable partition of host arrays: all n elements, kept ones first; returns how many were kept. */
-int partition(int n, int *odata, const int *idata, Predicate keep = Predicate::nonZero());
-
 /**
- * Compaction of device arrays: 6.1's single block when n fits in one block, 6.2's three
- * kernels otherwise. Returns how many were kept; dOut holds them, in order.
+ * The registry row: compaction (6.1's single block when n fits in one block, 6.2's three
+ * kernels otherwise) and stable partition (6.3: the kept elements, then the rest, each
+ * group in input order), at Common::blockSize() threads.
  */
-int compactDevice(int n, int *dOut, const int *dIn, Predicate keep = Predicate::nonZero());
+const Backend &backend();
 
 /** 6.2's intermediate figures, as the chapter prints them. */
 struct CompactionSteps {
@@ -93,16 +89,10 @@ struct CompactionSteps {
 };
 
 /**
- * compactDevice(), also returning the per-block counts and offsets (one block per
+ * The compaction, also returning the per-block counts and offsets (one block per
  * Common::blockSize() * kItemsPerThread elements), copied back after the timer stops.
  */
 CompactionSteps compactDeviceSteps(int n, int *dOut, const int *dIn, Predicate keep);
-
-/**
- * Stable partition of device arrays (6.3): the elements matching `keep`, then the rest,
- * each group in input order, all n written. Returns how many were kept.
- */
-int partitionDevice(int n, int *dOut, const int *dIn, Predicate keep = Predicate::nonZero());
 
 /**
  * Stable multi-way partition of device arrays into bucketOf.count() buckets (at most

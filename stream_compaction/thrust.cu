@@ -12,7 +12,6 @@
 
 #include "device_memory.h"
 #include "errors.h"
-#include "large.h"
 #include "selection.h"
 
 namespace StreamCompaction {
@@ -197,16 +196,16 @@ void sort(std::size_t n, int *dOut, const int *dIn) {
 
 }  // namespace Large
 
-void scan(int n, int *odata, const int *idata) {
-    Common::Operation operation("thrust", "scan", n);
-    Common::onDeviceCopies(n, odata, idata, [n](int *dOut, const int *dIn) { scanDevice(n, dOut, dIn); });
+const Backend &backend() {
+    static const Backend row{.name = "thrust", .title = "thrust", .timer = timer,
+                             .scan = scanDevice, .compact = compactDevice, .partition = partitionDevice,
+                             .sort = sortDevice,
+                             .scan64 = Large::scan, .compact64 = Large::compact, .partition64 = Large::partition,
+                             .sort64 = Large::sort};
+    return row;
 }
 
-int compact(int n, int *odata, const int *idata) {
-    Common::Operation operation("thrust", "compact", n);
-    return Common::onDeviceCopies(n, odata, idata,
-                                  [n](int *dOut, const int *dIn) { return compactDevice(n, dOut, dIn); });
-}
+void scan(int n, int *odata, const int *idata) { hostScan(backend(), n, odata, idata); }
 
 }  // namespace Thrust
 }  // namespace StreamCompaction

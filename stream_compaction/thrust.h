@@ -3,34 +3,22 @@
 // Timed calls never allocate: Thrust's temporary storage comes from a cache kept across
 // calls, so a figure is the algorithm's device work alone.
 
+#include "backends.h"
 #include "common.h"
-#include "predicate.h"
 
 namespace StreamCompaction {
 namespace Thrust {
 
 StreamCompaction::Common::PerformanceTimer &timer();
 
-/** Exclusive scan of host arrays (the course's API), with thrust::exclusive_scan. */
+/** Exclusive scan of host arrays (the course's API). */
 void scan(int n, int *odata, const int *idata);
 
-/** Keeps the non-zero elements of host arrays with thrust::copy_if; returns how many. */
-int compact(int n, int *odata, const int *idata);
-
-/** Exclusive scan of device arrays; the GPU timer brackets the Thrust call only. */
-void scanDevice(int n, int *dOut, const int *dIn);
-
-/** Compaction of device arrays by any predicate; returns how many were kept. */
-int compactDevice(int n, int *dOut, const int *dIn, Predicate keep = Predicate::nonZero());
-
 /**
- * Stable partition of device arrays with thrust::stable_partition (on a copy of the
- * input, the copy timed too): kept elements first, then the rest. Returns how many were kept.
+ * The registry row: thrust::exclusive_scan, copy_if, stable_partition_copy and sort on
+ * device arrays, for the course's `int n` and for 64-bit counts.
  */
-int partitionDevice(int n, int *dOut, const int *dIn, Predicate keep = Predicate::nonZero());
-
-/** Ascending sort of device arrays with thrust::sort (on a copy of the input, the copy timed too). */
-void sortDevice(int n, int *dOut, const int *dIn);
+const Backend &backend();
 
 }  // namespace Thrust
 }  // namespace StreamCompaction

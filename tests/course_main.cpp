@@ -104,11 +104,6 @@ int main(int argc, char *argv[]) {
     count = StreamCompaction::Efficient::compact(NPOT, c, a);
     printCmpLenResult(count, expectedNPOT, b, c);
 
-    zeroArray(SIZE, c);
-    printDesc("thrust compact, power-of-two");
-    count = StreamCompaction::Thrust::compact(SIZE, c, a);
-    printCmpLenResult(count, expectedCount, b, c);
-
     delete[] a;
     delete[] b;
     delete[] c;

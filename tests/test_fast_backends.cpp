@@ -166,17 +166,17 @@ TEST(DecoupledLookBack, UnalignedArrays) {
         };
 
         dOut.fillBytes(Harness::kPoisonByte, n + 4);
-        Decoupled::scanDevice(n, out, in);
+        Decoupled::backend().scan(n, out, in);
         EXPECT_EQ(download(n), Harness::expected(Op::Scan, input, keep).output);
 
         dOut.fillBytes(Harness::kPoisonByte, n + 4);
         const Harness::Expected compacted = Harness::expected(Op::Compact, input, keep);
-        ASSERT_EQ(Decoupled::compactDevice(n, out, in, keep), compacted.kept);
+        ASSERT_EQ(Decoupled::backend().compact(n, out, in, keep), compacted.kept);
         EXPECT_EQ(download(compacted.kept), compacted.output);
 
         dOut.fillBytes(Harness::kPoisonByte, n + 4);
         const Harness::Expected partitioned = Harness::expected(Op::Partition, input, keep);
-        ASSERT_EQ(Decoupled::partitionDevice(n, out, in, keep), partitioned.kept);
+        ASSERT_EQ(Decoupled::backend().partition(n, out, in, keep), partitioned.kept);
         EXPECT_EQ(download(n), partitioned.output);
     }
 }

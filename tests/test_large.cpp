@@ -22,7 +22,6 @@
 #include <stream_compaction/decoupled.h>
 #include <stream_compaction/device_memory.h>
 #include <stream_compaction/errors.h>
-#include <stream_compaction/large.h>
 #include <stream_compaction/thrust.h>
 
 #include "reference.hpp"
@@ -44,14 +43,15 @@ struct LargeBackend {
 
 void PrintTo(const LargeBackend &backend, std::ostream *os) { *os << backend.name; }
 
-const LargeBackend kCpu = {"cpu", false, CPU::timer, CPU::Large::scan, CPU::Large::compact, CPU::Large::partition,
-                           CPU::Large::sort};
-const LargeBackend kThrust = {"thrust", true, Thrust::timer, Thrust::Large::scan, Thrust::Large::compact,
-                              Thrust::Large::partition, Thrust::Large::sort};
-const LargeBackend kCub = {"cub", true, Cub::timer, Cub::Large::scan, Cub::Large::compact, Cub::Large::partition,
-                           Cub::Large::sort};
-const LargeBackend kDecoupled = {"decoupled", true, Decoupled::timer, Decoupled::Large::scan, Decoupled::Large::compact,
-                                 Decoupled::Large::partition, nullptr};
+// A registry row's 64-bit entry points.
+LargeBackend large(const Backend &row) {
+    return {row.name, row.onGpu, row.timer, row.scan64, row.compact64, row.partition64, row.sort64};
+}
+
+const LargeBackend kCpu = large(CPU::backend());
+const LargeBackend kThrust = large(Thrust::backend());
+const LargeBackend kCub = large(Cub::backend());
+const LargeBackend kDecoupled = large(Decoupled::backend());
 
 const std::vector<std::size_t> kEdgeSizes = {0, 1, 2, 3, 31, 32, 33, 1000, 1 << 16, (1 << 20) + 1};
 

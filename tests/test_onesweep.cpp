@@ -95,7 +95,7 @@ void expectSortsLikeStdSort(const std::vector<int> &input, int inOffset = 0, int
     }
     for (const char *call : {"first call", "second call"}) {
         dOut.fillBytes(Harness::kPoisonByte, input.size() + outOffset);
-        Onesweep::sortDevice(n, dOut.get() + outOffset, dIn.get() + inOffset);
+        Onesweep::backend().sort(n, dOut.get() + outOffset, dIn.get() + inOffset);
         expectSameArrays(download(dOut, n, outOffset), expected, call);
     }
     expectSameArrays(download(dIn, n, inOffset), input, "input after sorting");
@@ -157,7 +157,7 @@ TEST(OnesweepSortCalls, HostArrays) {
         SCOPED_TRACE(testing::Message() << "onesweep host sort, n = " << n << ", seed " << seed);
         const std::vector<int> input = makeInput(Shape::FewDistinct, n, seed);
         std::vector<int> output = TestSupport::poisoned(n);
-        Onesweep::sort(n, output.data(), input.data());
+        StreamCompaction::hostSort(Onesweep::backend(), n, output.data(), input.data());
         expectSameArrays(output, TestingHelpers::referenceSort(input), "host sort");
     }
 }

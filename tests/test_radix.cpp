@@ -205,7 +205,7 @@ TEST(RadixExtremes, IntLimitsAndSignBoundary) {
     std::shuffle(input.begin(), input.end(), engine);
     const int n = static_cast<int>(input.size());
     const std::vector<int> expected = TestingHelpers::referenceSort(input);
-    expectSameArrays(TextbookTests::runPoisoned(input, [n](int *dOut, const int *dIn) { Radix::sortDevice(n, dOut, dIn); }),
+    expectSameArrays(TextbookTests::runPoisoned(input, [n](int *dOut, const int *dIn) { Radix::backend().sort(n, dOut, dIn); }),
                      expected);
     expectSameArrays(
         TextbookTests::runPoisoned(input, [n](int *dOut, const int *dIn) { Radix::sortOneBitDevice(n, dOut, dIn); }),
@@ -234,7 +234,7 @@ TEST(RadixHostApi, SortsHostArrays) {
     SCOPED_TRACE(testing::Message() << "seed " << seed);
     const std::vector<int> input = TextbookTests::makeInput(Shape::FullRange, 100003, seed);
     std::vector<int> output = TestSupport::poisoned(static_cast<int>(input.size()));
-    Radix::sort(static_cast<int>(input.size()), output.data(), input.data());
+    StreamCompaction::hostSort(Radix::backend(), static_cast<int>(input.size()), output.data(), input.data());
     expectSameArrays(output, TestingHelpers::referenceSort(input));
 }
 

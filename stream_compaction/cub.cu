@@ -59,7 +59,7 @@ void scanOnDevice(Count n, Sum *dOut, const int *dIn) {
 
 // cub::DeviceSelect::If (CUB 3.0) with 64-bit num_items fails with an illegal address
 // when it keeps more than 2^31 - 1 elements (on the H200 at n = 2^31 + 17 with nearly all
-// kept, results/h200/large-tests-cub.txt), like Thrust's copy_if. So the 64-bit API runs
+// kept; results/h200/perf-notes.md, "CUB and Thrust"), like Thrust's copy_if. So the 64-bit API runs
 // it over chunks of at most 2^30 elements, each writing after the last, with the count
 // read back after each; a stable partition is two such passes, the kept elements and
 // after them the rejected ones.

@@ -115,7 +115,7 @@ void scanOnDevice(Count n, Sum *dOut, const int *dIn) {
 
 // thrust::copy_if (CCCL 3.0) fails with an illegal address when it keeps more than
 // 2^31 - 1 elements: on the H200 at n = 2^31 + 17 with nearly all kept, while the same n
-// with a quarter dropped passed (results/h200/large-tests.txt; its int offsets are
+// with a quarter dropped passed (results/h200/perf-notes.md, "CUB and Thrust"; its int offsets are
 // NVIDIA/cccl#747). So the 64-bit API runs it over chunks of at most 2^30 elements; a
 // stable partition is then two such passes, the kept elements and after them the
 // rejected ones.

@@ -25,7 +25,7 @@ void PrintTo(const Case &which, std::ostream *os) { *os << which.backend->name <
 std::vector<Case> allCases() {
     std::vector<Case> cases;
     for (const Backend &backend : StreamCompaction::backends()) {
-        for (Harness::Op op : {Harness::Op::Scan, Harness::Op::Compact, Harness::Op::Partition, Harness::Op::Sort}) {
+        for (Harness::Op op : Harness::kAllOps) {
             if (Harness::offers(backend, op)) cases.push_back({&backend, op});
         }
     }

@@ -336,7 +336,7 @@ TEST_P(LargeHugeTest, EveryOperationPast2To31) {
     EXPECT_TRUE(sortMatches(input, output));
 }
 
-// The sizes: just past 2^31 (int32 counts overflow) and just past 2^32 (uint32
+// Sizes just past 2^31 (int32 counts overflow) and just past 2^32 (uint32
 // counts overflow).
 INSTANTIATE_TEST_SUITE_P(Gpu, LargeHugeTest,
                          testing::Combine(testing::Values(kThrust, kCub, kDecoupled),

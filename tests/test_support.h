@@ -13,7 +13,7 @@
 
 namespace TestSupport {
 
-/** The edge sizes: empty, tiny, around warps and blocks, and large. */
+/** The edge sizes: empty, tiny, around warps and blocks, and large. */
 inline const std::vector<int> &edgeSizes() {
     static const std::vector<int> sizes = {0,   1,   2,    3,       31,          32,      33,          127,
                                            128, 129, 1000, 1 << 16, (1 << 20) - 1, 1 << 20, (1 << 20) + 1,

@@ -1,5 +1,5 @@
 #pragma once
-// Shared by test_textbook.cpp and test_radix.cpp: the input shapes the issue asks for,
+// Shared by test_textbook.cpp and test_radix.cpp: the input shapes they are checked on,
 // a block-size scope, a poisoned device call, and a check through the harness's runner.
 
 #include <algorithm>

@@ -2,7 +2,7 @@
 // Block-level exclusive scans, written once for every kernel that scans a tile:
 //  - blockExclusiveScan: values in registers, scanned with warp shuffles within each
 //    warp, then across the warps through their totals in shared memory (the decoupled
-//    tiles).
+//    tiles, Onesweep's digit counts).
 // Device code only: included by .cu files.
 
 #include "common.h"

@@ -1,20 +1,21 @@
 #pragma once
 // The tile status protocol of the decoupled look-back (Merrill and Garland, "Single-pass
-// Parallel Prefix Scan with Decoupled Look-back", 2016), one status per tile. A tile
-// publishes its own sum (an aggregate) as soon as it knows it, and the sum of itself and
-// every tile before it (an inclusive prefix) once it has looked back: read its
-// predecessors' statuses, nearest first, waiting on any not yet published, adding
-// aggregates up to the nearest inclusive prefix. Tiles take their indices from a counter
-// (drawTileIndex), so every predecessor is running or done: the wait cannot deadlock.
+// Parallel Prefix Scan with Decoupled Look-back", 2016), shared by the decoupled back end
+// (one status per tile) and Onesweep (one per tile and digit). A tile publishes its own
+// sum (an aggregate) as soon as it knows it, and the sum of itself and every tile before
+// it (an inclusive prefix) once it has looked back: read its predecessors' statuses,
+// nearest first, waiting on any not yet published, adding aggregates up to the nearest
+// inclusive prefix. Tiles take their indices from a counter (drawTileIndex), so every
+// predecessor is running or done: the wait cannot deadlock.
 //
-// Two status layouts share one interface (publish; load, one poll; ready; flagOf;
-// valueOf): PackedTileStatus (32-bit sums) and SplitTileStatus (64-bit sums). A status
-// in one word is published with atomicExch and polled with volatile loads: on the H200
-// that ran the decoupled scan at 94% of copy bandwidth, against 70% with
-// cuda::atomic_ref's relaxed store and load (results/h200/perf-notes.md); one word needs
-// no ordering with other memory. An epoch (the call's number) in a status makes one of
-// an earlier call read as unpublished, so those need no clearing per call. Device code
-// only: included by .cu files.
+// Three status layouts share one interface (publish; load, one poll; ready; flagOf;
+// valueOf): PackedTileStatus (32-bit sums), SplitTileStatus (64-bit sums) and
+// ClearedTileStatus (Onesweep's counts). A status in one word is published with
+// atomicExch and polled with volatile loads: on the H200 that ran the decoupled scan at
+// 94% of copy bandwidth, against 70% with cuda::atomic_ref's relaxed store and load
+// (results/h200/perf-notes.md); one word needs no ordering with other memory. An epoch
+// (the call's number) in a status makes one of an earlier call read as unpublished, so
+// those need no clearing per call. Device code only: included by .cu files.
 
 #include <cuda/atomic>
 
@@ -80,6 +81,37 @@ struct SplitTileStatus {
     __device__ __forceinline__ Value valueOf(long long tile, Word, unsigned flag) const { return own(tile)[flag]; }
 };
 
+/**
+ * Onesweep's counts: one 32-bit word, kAggregateBit | count or kInclusiveBit | prefix, in
+ * column `words` of a [tile][Stride] array. 0 is not published yet (what clearing
+ * leaves), which a published word never is. A count is at most a tile's keys, far below
+ * bit 30; a prefix at most n <= 2^31 - 1, which fits the 31 bits below kInclusiveBit.
+ */
+template <int Stride>
+struct ClearedTileStatus {
+    using Value = unsigned;
+    using Word = unsigned;
+    static constexpr unsigned kInclusiveBit = 1u << 31;
+    static constexpr unsigned kAggregateBit = 1u << 30;
+    unsigned *words;
+
+    __device__ __forceinline__ void publish(long long tile, unsigned flag, Value value) const {
+        atomicExch(&words[tile * Stride], (flag == kStatusInclusive ? kInclusiveBit : kAggregateBit) | value);
+    }
+    __device__ __forceinline__ Word load(long long tile) const {
+        return *static_cast<const volatile unsigned *>(&words[tile * Stride]);
+    }
+    __device__ __forceinline__ bool ready(Word word) const { return word != 0; }
+    __device__ __forceinline__ unsigned flagOf(Word word) const {
+        return (word & kInclusiveBit) ? kStatusInclusive : kStatusAggregate;
+    }
+    __device__ __forceinline__ Value valueOf(long long, Word word, unsigned flag) const {
+        return word & ~(flag == kStatusInclusive ? kInclusiveBit : kAggregateBit);
+    }
+    /** What threadLookBack takes for the tiles before 0: an inclusive prefix of 0. */
+    __device__ __forceinline__ Word beforeFirst() const { return kInclusiveBit; }
+};
+
 /** Waits until `tile` has published; returns its flag, and its value in `value`. */
 template <typename Status>
 __device__ __forceinline__ unsigned waitForStatus(const Status &status, long long tile,
@@ -136,6 +168,31 @@ __device__ __forceinline__ typename Status::Value publishAndLookBack(const Statu
         if (lane == 0) status.publish(tile, kStatusInclusive, prefix + aggregate);
     }
     return prefix;
+}
+
+/**
+ * The look-back by one thread (Onesweep's, per digit), Window predecessors at a time:
+ * loads their words at once (one memory round trip for several tiles), then uses them
+ * nearest first, spinning on any unpublished, up to an inclusive prefix. Returns the sum
+ * of the tiles before `tile` > 0. Tiles before 0 read as beforeFirst(), never reached.
+ */
+template <int Window, typename Status>
+__device__ __forceinline__ typename Status::Value threadLookBack(const Status &status, long long tile) {
+    using Value = typename Status::Value;
+    Value before = 0;
+    for (long long nearest = tile - 1;; nearest -= Window) {
+        typename Status::Word words[Window];
+#pragma unroll
+        for (int k = 0; k < Window; ++k) words[k] = nearest - k >= 0 ? status.load(nearest - k) : status.beforeFirst();
+#pragma unroll
+        for (int k = 0; k < Window; ++k) {
+            while (!status.ready(words[k])) words[k] = status.load(nearest - k);
+            if (status.flagOf(words[k]) == kStatusInclusive) {
+                return before + status.valueOf(nearest - k, words[k], kStatusInclusive);
+            }
+            before += status.valueOf(nearest - k, words[k], kStatusAggregate);
+        }
+    }
 }
 
 }  // namespace Common

@@ -3,6 +3,9 @@
 //  - blockExclusiveScan: values in registers, scanned with warp shuffles within each
 //    warp, then across the warps through their totals in shared memory (the decoupled
 //    tiles, Onesweep's digit counts).
+//  - treeExclusiveScan: the work-efficient up-sweep/down-sweep tree in shared memory
+//    (Blelloch; GPU Gems 3, 39.2.2), one leaf per thread (the shared-memory back end's
+//    tiles and the textbook's splits, whose point is that algorithm).
 // Device code only: included by .cu files.
 
 #include "common.h"
@@ -70,6 +73,57 @@ __device__ __forceinline__ T blockExclusiveScan(T (&values)[Count], T (&warpPref
     }
     __syncthreads();
     return scanning ? warpPrefix[warp] : T{0};
+}
+
+/** treeExclusiveScan's leaf index: leaf i at i. */
+struct DenseTree {
+    __device__ __forceinline__ int operator()(int index) const { return index; }
+};
+
+/**
+ * Work-efficient exclusive scan in shared memory (Blelloch; GPU Gems 3, 39.2.2) of
+ * `count` trees of `size` leaves each, size a power of two: tree b's leaf i is at
+ * trees[at(b * size + i)], with `at` the identity (DenseTree) or a padding that keeps
+ * the strided accesses in distinct banks. Up-sweep: at each level a node adds its left
+ * child's sum into its right child. The root then holds the tree's total, which goes
+ * to totals[b] and is replaced by 0. Down-sweep: each node hands its prefix to its left
+ * child and prefix + left child's sum to its right child. Leaves end as the exclusive
+ * scan of what they held. One barrier per level serves all trees at once.
+ *
+ * Every thread of the block calls it, and the block has at least `count` threads; it
+ * synchronises before its first read and after its last write (totals included).
+ */
+template <typename T, typename Index = DenseTree>
+__device__ __forceinline__ void treeExclusiveScan(T *trees, int size, int count, T *totals, Index at = {}) {
+    int offset = 1;
+    for (int nodes = size >> 1; nodes > 0; nodes >>= 1, offset <<= 1) {
+        __syncthreads();
+        for (int t = threadIdx.x; t < nodes; t += blockDim.x) {
+            const int left = offset * (2 * t + 1) - 1;
+            for (int b = 0; b < count; ++b) trees[at(b * size + left + offset)] += trees[at(b * size + left)];
+        }
+    }
+    __syncthreads();
+    const int tree = threadIdx.x;  // the tree whose root this thread handles
+    if (tree < count) {
+        T &root = trees[at(tree * size + size - 1)];
+        totals[tree] = root;
+        root = 0;
+    }
+    for (int nodes = 1, half = size >> 1; nodes < size; nodes <<= 1, half >>= 1) {
+        __syncthreads();
+        for (int t = threadIdx.x; t < nodes; t += blockDim.x) {
+            const int left = half * (2 * t + 1) - 1;
+            for (int b = 0; b < count; ++b) {
+                T &leftLeaf = trees[at(b * size + left)];
+                T &rightLeaf = trees[at(b * size + left + half)];
+                const T leftSum = leftLeaf;
+                leftLeaf = rightLeaf;
+                rightLeaf += leftSum;
+            }
+        }
+    }
+    __syncthreads();
 }
 
 }  // namespace Common

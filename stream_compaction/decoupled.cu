@@ -2,13 +2,16 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include <cuda/atomic>
 
+#include "block_scan.cuh"
 #include "device_memory.h"
 #include "device_primitives.cuh"
 #include "errors.h"
 #include "selection.h"
+#include "tile_status.cuh"
 
 namespace StreamCompaction {
 namespace Decoupled {
@@ -34,81 +37,18 @@ constexpr int kWarps = kThreads / 32;
 constexpr int kVectors = SC_DECOUPLED_VECTORS_PER_THREAD;
 constexpr int kWarpItems = kVectors * 32 * 4;
 constexpr int kTileItems = kWarps * kWarpItems;
-using Common::kFullMask;
-using Common::warpInclusiveScan;
-using Common::warpSum;
+
+using Common::kLastEpoch;
 
 enum class Mode { Scan, Compact, Partition };
 
-// What a published status says: the tile's own sum, or the sum of every tile up to and
-// including it. Status words carry the call's number (epoch): a word from an earlier
-// call reads as "not yet published", so the status array needs no clearing per call.
-constexpr unsigned kFlagAggregate = 1;
-constexpr unsigned kFlagInclusive = 2;
-constexpr unsigned long long kLastEpoch = (1ull << 30) - 1;
-
-using StatusRef = cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>;
-
-// The tile status array, for the sum type of the operation.
+// The tile status of the operation's sum type (tile_status.cuh): for 32-bit sums one
+// word per tile packs epoch, flag and value; for 64-bit sums a flag word stands beside
+// the value words. Both carry the call's number (epoch), so the status array needs no
+// clearing per call.
 template <typename Sum>
-struct TileStatus;
-
-// 32-bit sums (the course's API): one 64-bit word per tile packs the epoch (30 bits),
-// the flag (2 bits) and the value (32 bits), so one store publishes flag and value
-// together and one load reads both. The word is published with atomicExch and polled
-// with volatile loads: on the H200 that ran the scan at 94% of copy bandwidth, against
-// 70% with cuda::atomic_ref's relaxed store and load (results/h200/perf-notes.md). One
-// word carries everything, so no ordering with other memory is needed.
-template <>
-struct TileStatus<unsigned> {
-    static constexpr int kWordsPerTile = 1;
-    unsigned long long *words;
-    unsigned long long epoch;
-
-    __device__ void publish(int tile, unsigned flag, unsigned value) const {
-        atomicExch(&words[tile], (epoch << 34) | (static_cast<unsigned long long>(flag) << 32) | value);
-    }
-    // Waits until the tile has published in this call; returns its flag and value.
-    __device__ unsigned wait(int tile, unsigned &value) const {
-        const volatile unsigned long long *status = &words[tile];
-        unsigned long long word;
-        do {
-            word = *status;
-        } while ((word >> 34) != epoch);
-        value = static_cast<unsigned>(word);
-        return static_cast<unsigned>(word >> 32) & 3;
-    }
-};
-
-// 64-bit sums (the 64-bit API, large.h): a value does not fit beside a flag in one word.
-// Each tile has three words, [flag, aggregate, inclusive prefix]: the value is written
-// to its own word, each written once per call, and then the flag word (epoch << 2 | flag)
-// is stored with release order; a reader loads the flag with acquire order and only
-// then the value it names. Values never sit where a flag word of another call's layout
-// could be, whatever the number of tiles, so a stale value never reads as a flag.
-template <>
-struct TileStatus<unsigned long long> {
-    static constexpr int kWordsPerTile = 3;
-    unsigned long long *words;
-    unsigned long long epoch;
-
-    __device__ void publish(int tile, unsigned flag, unsigned long long value) const {
-        unsigned long long *own = words + 3 * static_cast<long long>(tile);
-        own[flag] = value;
-        StatusRef(own[0]).store((epoch << 2) | flag, cuda::memory_order_release);
-    }
-    __device__ unsigned wait(int tile, unsigned long long &value) const {
-        unsigned long long *own = words + 3 * static_cast<long long>(tile);
-        const StatusRef status(own[0]);
-        unsigned long long word;
-        do {
-            word = status.load(cuda::memory_order_acquire);
-        } while ((word >> 2) != epoch);
-        const unsigned flag = static_cast<unsigned>(word & 3);
-        value = own[flag];
-        return flag;
-    }
-};
+using TileStatus =
+    std::conditional_t<std::is_same_v<Sum, unsigned>, Common::PackedTileStatus, Common::SplitTileStatus>;
 
 template <typename Sum>
 struct TileState {
@@ -118,161 +58,117 @@ struct TileState {
     unsigned int numTiles;
 };
 
-// Decoupled look-back (Merrill and Garland, section 4), by one warp: lane i waits for
-// the status of tile (window - i), then the warp adds up the values from the nearest
-// predecessor back to the nearest inclusive prefix; without one in the window, it adds
-// all 32 aggregates and slides the window 32 tiles back. Tiles before 0 read as an
-// inclusive prefix of 0. Every predecessor drew its index earlier, so it is running or
-// done and publishes eventually: the wait cannot deadlock. (Wider windows, several
-// words per lane, and backing off with __nanosleep measured no faster: perf-notes.md.)
+// The block's tile index, from the counter rather than blockIdx, so that tiles start in
+// index order whatever the scheduler does and a tile only ever waits on tiles that have
+// started. The last index is drawn after every other block has drawn its own: the block
+// that draws it rewinds the counter for the next call. Every thread calls it (a barrier).
 template <typename Sum>
-__device__ Sum lookBack(const TileStatus<Sum> &status, int tile, unsigned lane) {
-    Sum exclusive = 0;
-    for (int window = tile - 1;; window -= 32) {
-        const int predecessor = window - static_cast<int>(lane);
-        Sum value = 0;
-        const unsigned flag = predecessor >= 0 ? status.wait(predecessor, value) : kFlagInclusive;
-        const unsigned inclusiveLanes = __ballot_sync(kFullMask, flag == kFlagInclusive);
-        if (inclusiveLanes != 0) {
-            const unsigned nearest = __ffs(inclusiveLanes) - 1;
-            return exclusive + warpSum(lane <= nearest ? value : Sum{0});
-        }
-        exclusive += warpSum(value);
-    }
-}
-
-// What a tile scans: the item itself (sign-extended for 64-bit sums), or compaction's
-// keep flag (0 past n).
-template <bool Flags, typename Sum>
-__device__ inline Sum scannedValue(int item, bool inRange, Predicate keep) {
-    if constexpr (Flags) return inRange && keep(item) ? Sum{1} : Sum{0};
-    else return static_cast<Sum>(static_cast<long long>(item));
-}
-
-// Four consecutive outputs with 16-byte stores.
-__device__ inline void storeVector(int *out, const int (&values)[4]) {
-    *reinterpret_cast<int4 *>(out) = make_int4(values[0], values[1], values[2], values[3]);
-}
-__device__ inline void storeVector(long long *out, const long long (&values)[4]) {
-    reinterpret_cast<longlong2 *>(out)[0] = make_longlong2(values[0], values[1]);
-    reinterpret_cast<longlong2 *>(out)[1] = make_longlong2(values[2], values[3]);
-}
-
-// One tile of the single-pass algorithm, for all three operations. The tile's index
-// comes from an atomic counter, not blockIdx, so tiles start in index order whatever the
-// scheduler does, and a tile only ever waits on tiles that have started.
-//   1. Load kVectors int4 per thread (scalar loads past n or for unaligned arrays).
-//   2. Scan the values (Scan) or the 0/1 keep flags (Compact, Partition) in registers:
-//      per thread, per warp with shuffles, per tile through shared memory.
-//   3. Warp 0 publishes the tile's aggregate, looks back for the prefix of the tiles
-//      before it, and publishes the inclusive prefix.
-//   4. Scan: write the prefixes with 16-byte stores. Compact/Partition: stage the tile's
-//      kept elements (then its rejected ones) in shared memory in output order, and copy
-//      them out with coalesced stores: kept ones to keptBefore + rank, rejected ones to
-//      n - 1 - (rejectedBefore + rank), i.e. from the back in reverse order.
-// Sum is unsigned for the course's API and unsigned long long for the 64-bit one; Out
-// is the scan's output type (int, or long long with 64-bit sums).
-template <Mode M, typename Sum, typename Out>
-__global__ void __launch_bounds__(kThreads)
-    kernDecoupledTile(long long n, Out *out, const int *in, Predicate keep, TileState<Sum> state, bool vectorAligned) {
-    constexpr bool kFlags = M != Mode::Scan;
-    __shared__ unsigned int sTile;
-    __shared__ Sum sWarpPrefix[kWarps];  // each warp's total, then its exclusive prefix in the tile
-    __shared__ Sum sTilePrefix;
-    __shared__ Sum sTileAggregate;
-    __shared__ int sStage[kFlags ? kTileItems : 1];
-
-    const unsigned lane = threadIdx.x & 31;
-    const unsigned warp = threadIdx.x >> 5;
+__device__ __forceinline__ int drawTile(const TileState<Sum> &state, unsigned &sTile) {
     if (threadIdx.x == 0) {
-        const unsigned int tile = atomicAdd(state.tileCounter, 1u);
-        // The last index is drawn after every other block has drawn its own: reset.
+        const unsigned int tile = Common::drawTileIndex(state.tileCounter);
         if (tile == state.numTiles - 1) atomicExch(state.tileCounter, 0u);
         sTile = tile;
     }
     __syncthreads();
-    const int tile = static_cast<int>(sTile);
-    const long long tileBase = static_cast<long long>(tile) * kTileItems;
-    const long long warpBase = tileBase + warp * kWarpItems;
+    return static_cast<int>(sTile);
+}
 
-    int items[kVectors][4];
-#pragma unroll
-    for (int j = 0; j < kVectors; ++j) {
-        const long long first = warpBase + j * 128 + lane * 4;
-        if (vectorAligned && first + 4 <= n) {
-            const int4 vector = __ldg(reinterpret_cast<const int4 *>(in + first));
-            items[j][0] = vector.x;
-            items[j][1] = vector.y;
-            items[j][2] = vector.z;
-            items[j][3] = vector.w;
-        } else {
-#pragma unroll
-            for (int k = 0; k < 4; ++k) items[j][k] = first + k < n ? in[first + k] : 0;
-        }
-    }
-    // The scanned values are recomputed where needed rather than kept, which saves
-    // 4 * kVectors registers.
-    auto scanned = [&](int j, int k) {
-        return scannedValue<kFlags, Sum>(items[j][k], warpBase + j * 128 + lane * 4 + k < n, keep);
-    };
-    Sum laneSums[kVectors];
-#pragma unroll
-    for (int j = 0; j < kVectors; ++j) {
-        laneSums[j] = 0;
-#pragma unroll
-        for (int k = 0; k < 4; ++k) laneSums[j] += scanned(j, k);
-    }
+// Four consecutive outputs with 16-byte stores.
+__device__ __forceinline__ void storeVector(int *out, const int (&values)[4]) {
+    *reinterpret_cast<int4 *>(out) = make_int4(values[0], values[1], values[2], values[3]);
+}
+__device__ __forceinline__ void storeVector(long long *out, const long long (&values)[4]) {
+    reinterpret_cast<longlong2 *>(out)[0] = make_longlong2(values[0], values[1]);
+    reinterpret_cast<longlong2 *>(out)[1] = make_longlong2(values[2], values[3]);
+}
 
-    // Vector j of the warp covers 128 items; lane l holds its items 4l..4l+3. After the
-    // scan, laneSums[j] is the sum of the warp's items before this lane's in vector j.
-    Sum inclusive[kVectors];
-#pragma unroll
-    for (int j = 0; j < kVectors; ++j) inclusive[j] = laneSums[j];
-    warpInclusiveScan(inclusive, lane);
-    Sum warpTotal = 0;
-#pragma unroll
-    for (int j = 0; j < kVectors; ++j) {
-        laneSums[j] = warpTotal + inclusive[j] - laneSums[j];
-        warpTotal += __shfl_sync(kFullMask, inclusive[j], 31);
-    }
-    if (lane == 0) sWarpPrefix[warp] = warpTotal;
-    __syncthreads();
+// One thread's part of one tile, for all three operations. Vector j of warp w's lane l
+// holds the tile's items w * kWarpItems + j * 128 + 4l .. + 3, so that each vector
+// instruction of a warp covers 512 contiguous bytes. Sum is unsigned for the course's
+// API and unsigned long long for the 64-bit one; Out is the scan's output type (int, or
+// long long with 64-bit sums).
+template <Mode M, typename Sum, typename Out>
+struct TileThread {
+    static constexpr bool kFlags = M != Mode::Scan;  // compaction and partition scan keep flags
+    using Items = int[kVectors][4];
 
-    if (warp == 0) {
-        Sum warpPrefix[1] = {lane < kWarps ? sWarpPrefix[lane] : Sum{0}};
-        const Sum ownTotal = warpPrefix[0];
-        warpInclusiveScan(warpPrefix, lane);
-        const Sum aggregate = __shfl_sync(kFullMask, warpPrefix[0], kWarps - 1);
-        if (lane < kWarps) sWarpPrefix[lane] = warpPrefix[0] - ownTotal;
-        Sum prefix = 0;
-        if (tile == 0) {
-            if (lane == 0) state.status.publish(0, kFlagInclusive, aggregate);
-        } else {
-            if (lane == 0) state.status.publish(tile, kFlagAggregate, aggregate);
-            prefix = lookBack(state.status, tile, lane);
-            if (lane == 0) state.status.publish(tile, kFlagInclusive, prefix + aggregate);
-        }
-        if (lane == 0) {
-            sTilePrefix = prefix;
-            sTileAggregate = aggregate;
-            if (kFlags && tile == static_cast<int>(state.numTiles) - 1) {
-                *state.keptCount = static_cast<long long>(prefix + aggregate);
+    long long n;
+    Out *out;
+    const int *in;
+    Predicate keep;
+    bool vectorAligned;  // in and out are 16-byte aligned
+    long long tileBase;  // the tile's first item
+    unsigned lane;
+    unsigned warp;
+    long long warpBase;  // the warp's first item
+
+    __device__ __forceinline__ TileThread(long long n, Out *out, const int *in, Predicate keep, bool vectorAligned,
+                                          int tile)
+        : n(n),
+          out(out),
+          in(in),
+          keep(keep),
+          vectorAligned(vectorAligned),
+          tileBase(static_cast<long long>(tile) * kTileItems),
+          lane(threadIdx.x & 31),
+          warp(threadIdx.x >> 5),
+          warpBase(tileBase + warp * kWarpItems) {}
+
+    // Where vector j starts in the input and the output.
+    __device__ __forceinline__ long long first(int j) const { return warpBase + j * 128 + lane * 4; }
+
+    // kVectors int4 loads; scalar loads past n or for unaligned arrays, 0 past n.
+    __device__ __forceinline__ void loadTile(Items &items) const {
+#pragma unroll
+        for (int j = 0; j < kVectors; ++j) {
+            const long long first = this->first(j);
+            // Only the vectors reaching n, or unaligned arrays, take scalar loads: the hint
+            // puts the vector loads on the straight path.
+            if (__builtin_expect(vectorAligned && first + 4 <= n, 1)) {
+                const int4 vector = __ldg(reinterpret_cast<const int4 *>(in + first));
+                items[j][0] = vector.x;
+                items[j][1] = vector.y;
+                items[j][2] = vector.z;
+                items[j][3] = vector.w;
+            } else {
+#pragma unroll
+                for (int k = 0; k < 4; ++k) items[j][k] = first + k < n ? in[first + k] : 0;
             }
         }
     }
-    __syncthreads();
 
-    if constexpr (M == Mode::Scan) {
-        const Sum warpPrefix = sTilePrefix + sWarpPrefix[warp];
+    // What the tile scans for item k of vector j: the item itself (sign-extended for
+    // 64-bit sums), or compaction's keep flag (0 past n). Recomputed where needed rather
+    // than kept, which saves 4 * kVectors registers.
+    __device__ __forceinline__ Sum scanned(const Items &items, int j, int k) const {
+        if constexpr (kFlags) return first(j) + k < n && keep(items[j][k]) ? Sum{1} : Sum{0};
+        else return static_cast<Sum>(static_cast<long long>(items[j][k]));
+    }
+
+    // The thread's values for the block scan: each vector's sum.
+    __device__ __forceinline__ void sumVectors(const Items &items, Sum (&sums)[kVectors]) const {
 #pragma unroll
         for (int j = 0; j < kVectors; ++j) {
-            const long long first = warpBase + j * 128 + lane * 4;
+            sums[j] = 0;
+#pragma unroll
+            for (int k = 0; k < 4; ++k) sums[j] += scanned(items, j, k);
+        }
+    }
+
+    // Scan: writes each item's exclusive prefix with 16-byte stores (scalar ones past n or
+    // for unaligned arrays). Vector j's prefix is threadPrefix + warpScan[j]: the sum of
+    // everything before the thread's warp, and of the warp's items before the vector.
+    __device__ __forceinline__ void storePrefixes(const Items &items, const Sum (&warpScan)[kVectors],
+                                                  Sum threadPrefix) const {
+#pragma unroll
+        for (int j = 0; j < kVectors; ++j) {
+            const long long first = this->first(j);
             Out prefixes[4];
-            Sum running = warpPrefix + laneSums[j];
+            Sum running = threadPrefix + warpScan[j];
 #pragma unroll
             for (int k = 0; k < 4; ++k) {
                 prefixes[k] = static_cast<Out>(running);
-                running += scanned(j, k);
+                running += scanned(items, j, k);
             }
             if (vectorAligned && first + 4 <= n) {
                 storeVector(out + first, prefixes);
@@ -283,35 +179,88 @@ __global__ void __launch_bounds__(kThreads)
                 }
             }
         }
-    } else {
-        // Tile-local counts are below kTileItems, so 32 bits hold them for either Sum.
-        const unsigned tileKept = static_cast<unsigned>(sTileAggregate);
+    }
+
+    // Compact and Partition: stages the tile's kept items in shared memory in output
+    // order, then, for Partition, its rejected ones after them; then copies them out
+    // with coalesced stores: kept ones to keptBefore + rank, rejected ones to
+    // n - 1 - (rejectedBefore + rank), i.e. from the back in reverse order. The kept
+    // items of the tile before vector j are warpPrefix + warpScan[j]. keptBefore is read
+    // after the staging's barrier. Tile-local counts are below kTileItems, so 32 bits
+    // hold them for either Sum.
+    __device__ __forceinline__ void stageAndStore(const Items &items, const Sum (&warpScan)[kVectors], Sum warpPrefix,
+                                                  unsigned tileKept, const Sum &keptBefore, int *stage) const {
         const int warpOffset = static_cast<int>(warp) * kWarpItems;
 #pragma unroll
         for (int j = 0; j < kVectors; ++j) {
-            unsigned rank = static_cast<unsigned>(sWarpPrefix[warp] + laneSums[j]);  // kept items before this one in the tile
+            unsigned rank = static_cast<unsigned>(warpPrefix + warpScan[j]);  // kept items before this one in the tile
 #pragma unroll
             for (int k = 0; k < 4; ++k) {
                 const int local = warpOffset + j * 128 + static_cast<int>(lane) * 4 + k;
-                const unsigned kept = static_cast<unsigned>(scanned(j, k));
+                const unsigned kept = static_cast<unsigned>(scanned(items, j, k));
                 if (kept) {
-                    sStage[rank] = items[j][k];
+                    stage[rank] = items[j][k];
                 } else if (M == Mode::Partition && tileBase + local < n) {
-                    sStage[tileKept + (local - rank)] = items[j][k];
+                    stage[tileKept + (local - rank)] = items[j][k];
                 }
                 rank += kept;
             }
         }
         __syncthreads();
-        const long long keptBefore = static_cast<long long>(sTilePrefix);
-        for (unsigned s = threadIdx.x; s < tileKept; s += kThreads) out[keptBefore + s] = sStage[s];
+        const long long keptBeforeTile = static_cast<long long>(keptBefore);
+        for (unsigned s = threadIdx.x; s < tileKept; s += kThreads) out[keptBeforeTile + s] = stage[s];
         if constexpr (M == Mode::Partition) {
             const long long tileItems = n - tileBase < kTileItems ? n - tileBase : kTileItems;
-            const long long rejectedBefore = tileBase - keptBefore;
+            const long long rejectedBefore = tileBase - keptBeforeTile;
             for (long long s = tileKept + threadIdx.x; s < tileItems; s += kThreads) {
-                out[n - 1 - (rejectedBefore + (s - tileKept))] = sStage[s];
+                out[n - 1 - (rejectedBefore + (s - tileKept))] = stage[s];
             }
         }
+    }
+};
+
+// One tile of the single-pass algorithm (Merrill and Garland, section 4), for all three
+// operations; CUB's AgentScan::ConsumeTile reads the same way:
+//   1. Draw the tile's index and load kVectors int4 per thread.
+//   2. Block scan of the values (Scan) or the 0/1 keep flags (Compact, Partition) in
+//      registers: per vector in each thread, across the warp with shuffles, across the
+//      warps through shared memory. Within it, warp 0 publishes the tile's aggregate,
+//      looks back for the sum of the tiles before this one, and publishes the inclusive
+//      prefix (tile_status.cuh).
+//   3. Scan: store the prefixes. Compact/Partition: stage the kept (and rejected) items
+//      in shared memory in output order and store them coalesced.
+template <Mode M, typename Sum, typename Out>
+__global__ void __launch_bounds__(kThreads)
+    kernDecoupledTile(long long n, Out *out, const int *in, Predicate keep, TileState<Sum> state, bool vectorAligned) {
+    using Thread = TileThread<M, Sum, Out>;
+    __shared__ unsigned int sTile;
+    __shared__ Sum sWarpPrefix[kWarps];  // each warp's total, then its exclusive prefix in the tile
+    __shared__ Sum sTilePrefix;          // the sum of the tiles before this one
+    __shared__ Sum sTileAggregate;       // this tile's sum
+    __shared__ int sStage[Thread::kFlags ? kTileItems : 1];
+
+    const int tile = drawTile(state, sTile);
+    const Thread thread(n, out, in, keep, vectorAligned, tile);
+    int items[kVectors][4];
+    thread.loadTile(items);
+
+    Sum warpScan[kVectors];  // each vector's sum, then the sum of the warp's items before it
+    thread.sumVectors(items, warpScan);
+    const Sum warpPrefix = Common::blockExclusiveScan<kWarps>(warpScan, sWarpPrefix, [&](Sum aggregate) {
+        const Sum prefix = Common::publishAndLookBack(state.status, tile, aggregate, thread.lane);
+        if (thread.lane == 0) {
+            sTilePrefix = prefix;
+            sTileAggregate = aggregate;
+            if (Thread::kFlags && tile == static_cast<int>(state.numTiles) - 1) {
+                *state.keptCount = static_cast<long long>(prefix + aggregate);
+            }
+        }
+    });
+
+    if constexpr (M == Mode::Scan) {
+        thread.storePrefixes(items, warpScan, sTilePrefix + warpPrefix);
+    } else {
+        thread.stageAndStore(items, warpScan, warpPrefix, static_cast<unsigned>(sTileAggregate), sTilePrefix, sStage);
     }
 }
 

@@ -2,10 +2,12 @@
 
 #include <cstddef>
 
+#include "block_scan.cuh"
 #include "device_memory.h"
 #include "device_primitives.cuh"
 #include "errors.h"
 #include "launch.h"
+#include "tile_status.cuh"
 
 namespace StreamCompaction {
 namespace Onesweep {
@@ -32,6 +34,7 @@ constexpr int kThreads = kTileThreads;
 constexpr int kItems = kItemsPerThread;
 constexpr int kWarps = kThreads / 32;
 constexpr int kWarpItems = 32 * kItems;
+constexpr int kDigitWarps = kRadix / 32;  // the warps of the digit threads
 static_assert(kThreads % 32 == 0 && kThreads >= kRadix && kThreads <= 1024, "one thread per digit, whole warps");
 
 // The histogram kernel's chunk: kHistogramThreads threads of kHistogramItems keys.
@@ -39,17 +42,12 @@ constexpr int kHistogramThreads = 256;
 constexpr int kHistogramItems = 16;
 constexpr int kHistogramChunk = kHistogramThreads * kHistogramItems;
 
-// A tile's status for one digit is one 32-bit word, published with a single store so that
-// flag and count are never seen apart:
-//   0                      not published yet (what the memset leaves)
-//   kAggregate | count     the digit's count in this tile alone
-//   kInclusive | prefix    the digit's count in this tile and every tile before it
-// A count is at most kTileItems, far below bit 30. A prefix is at most n <= 2^31 - 1 =
-// INT_MAX, so it fits the 31 bits below kInclusive: the packing is exact for every int n,
-// and a published word is never 0, not even for a count or prefix of 0.
-constexpr unsigned kInclusive = 1u << 31;
-constexpr unsigned kAggregate = 1u << 30;
-static_assert(kTileItems < static_cast<int>(kAggregate), "a tile's count must fit below the aggregate flag");
+// A tile's status for one digit (tile_status.cuh): one 32-bit word, the digit's count in
+// this tile alone or in this tile and every tile before it, 0 until published. The
+// look-back words are [kPasses][numTiles][kRadix]: digit d's column has stride kRadix.
+using DigitStatus = Common::ClearedTileStatus<kRadix>;
+static_assert(kTileItems < static_cast<int>(DigitStatus::kAggregateBit),
+              "a tile's count must fit below the aggregate flag");
 
 // Where each pass's pieces live in one workspace of 32-bit words. The memset at the start
 // of a sort clears everything from globalHistogram on; the bucket offsets are written
@@ -65,26 +63,7 @@ struct SortState {
 };
 constexpr int kCounterWords = 32;  // tileCounters, padded so that tileStatus starts 128-byte aligned
 
-__device__ inline unsigned digitOf(unsigned key, int shift) { return (key >> shift) & kDigitMask; }
-
-// Exclusive scan of one value per digit, held by threads 0..kRadix-1 (thread d, digit d):
-// a shuffle scan within each warp, then each thread adds the totals of the warps before
-// its own. Every thread of the block calls it, since it holds a barrier; threads past
-// kRadix get a meaningless result. sWarpTotals may be written again only after another
-// barrier.
-__device__ unsigned exclusiveScanOfDigits(unsigned value, unsigned (&sWarpTotals)[kRadix / 32]) {
-    const unsigned lane = threadIdx.x & 31;
-    const unsigned warp = threadIdx.x >> 5;
-    unsigned inclusive[1] = {value};
-    Common::warpInclusiveScan(inclusive, lane);
-    if (lane == 31 && threadIdx.x < kRadix) sWarpTotals[warp] = inclusive[0];
-    __syncthreads();
-    unsigned before = 0;
-    if (threadIdx.x < kRadix) {
-        for (unsigned w = 0; w < warp; ++w) before += sWarpTotals[w];
-    }
-    return before + inclusive[0] - value;
-}
+__device__ __forceinline__ unsigned digitOf(unsigned key, int shift) { return (key >> shift) & kDigitMask; }
 
 // The global histogram (the paper's first kernel): the digit counts of all four passes in
 // one read of the keys. Each block counts its chunks into shared-memory histograms with
@@ -125,51 +104,22 @@ __global__ void __launch_bounds__(kHistogramThreads)
 // Each pass's bucket offsets, one block of kRadix threads per pass: the exclusive scan of
 // the pass's histogram. The keys of digit d go to [bucketOffsets[d], bucketOffsets[d + 1]).
 __global__ void __launch_bounds__(kRadix) kernBucketOffsets(const unsigned *globalHistogram, unsigned *bucketOffsets) {
-    __shared__ unsigned sWarpTotals[kRadix / 32];
+    __shared__ unsigned sWarpPrefix[kDigitWarps];
     const int i = blockIdx.x * kRadix + threadIdx.x;
-    bucketOffsets[i] = exclusiveScanOfDigits(globalHistogram[i], sWarpTotals);
+    unsigned count[1] = {globalHistogram[i]};
+    const unsigned warpPrefix = Common::blockExclusiveScan<kDigitWarps>(count, sWarpPrefix);
+    bucketOffsets[i] = warpPrefix + count[0];
 }
 
-// Decoupled look-back for one digit (Merrill and Garland 2016; Onesweep runs one per
-// digit, thread d for digit d): walks back from the tile before `tile`, adding the
-// aggregates it meets, until it meets an inclusive prefix (tile 0 publishes one at once).
-// Returns how many keys of the digit the tiles before `tile` hold. Each step loads the
-// words of kLookBackWindow predecessors at once, so that one memory round trip covers
-// several tiles, then uses them nearest first. A word of 0 is not published yet: spin on
-// it. Every earlier tile drew its index before this one did, so it is running or done
-// and publishes eventually: the wait cannot deadlock. The word itself is all that is
-// communicated, so it is published with atomicExch and polled with volatile loads (the
-// pairing that ran the decoupled scan fastest on the H200, see decoupled.cu).
+// The look-back reads kLookBackWindow predecessors' words per memory round trip
+// (tile_status.cuh's threadLookBack; 4 measured best on the H200, 8 no better).
 constexpr int kLookBackWindow = 4;
-
-__device__ void publish(unsigned *tileStatus, unsigned tile, unsigned digit, unsigned word) {
-    atomicExch(&tileStatus[static_cast<long long>(tile) * kRadix + digit], word);
-}
-
-__device__ unsigned lookBack(const unsigned *tileStatus, unsigned tile, unsigned digit) {
-    auto status = [&](long long predecessor) -> const volatile unsigned & {
-        return tileStatus[predecessor * kRadix + digit];
-    };
-    unsigned before = 0;
-    for (long long nearest = static_cast<long long>(tile) - 1;; nearest -= kLookBackWindow) {
-        // Tiles before 0 are never used: tile 0's word is inclusive and ends the walk.
-        unsigned words[kLookBackWindow];
-#pragma unroll
-        for (int k = 0; k < kLookBackWindow; ++k) words[k] = nearest - k >= 0 ? status(nearest - k) : kInclusive;
-#pragma unroll
-        for (int k = 0; k < kLookBackWindow; ++k) {
-            while (words[k] == 0) words[k] = status(nearest - k);
-            if (words[k] & kInclusive) return before + (words[k] & ~kInclusive);
-            before += words[k] & ~kAggregate;
-        }
-    }
-}
 
 // The lanes of the warp whose digit equals this lane's (a warp-level match): one ballot
 // per digit bit, and one that keeps keys past n (digit kRadix) apart from real keys. On
 // the H200 these nine ballots cost less than one __match_any_sync over 32 mostly distinct
 // digits (results/h200/onesweep-variants.txt). Every lane of the warp must call it.
-__device__ unsigned lanesWithSameDigit(unsigned digit) {
+__device__ __forceinline__ unsigned lanesWithSameDigit(unsigned digit) {
     const bool real = digit < kRadix;
     const unsigned realLanes = __ballot_sync(kFullMask, real);
     unsigned peers = real ? realLanes : ~realLanes;
@@ -193,130 +143,190 @@ struct PassStorage {
     };
     unsigned tileDigitStart[kRadix];     // where each digit's run starts among the staged keys
     long long digitDestination[kRadix];  // output index of staged key s with digit d, less s
-    unsigned warpTotals[kRadix / 32];    // exclusiveScanOfDigits's scratch
+    unsigned warpPrefix[kDigitWarps];    // the digit scan's (blockExclusiveScan)
     unsigned tile;                       // this block's tile index, drawn from the counter
 };
 static_assert(sizeof(PassStorage) <= 48 * 1024, "static shared memory is limited to 48 KiB");
 
+// Starts a pass's tile: thread 0 draws its index, every thread clears digit counters; a
+// barrier. Returns the index.
+__device__ __forceinline__ unsigned startTile(PassStorage &storage, unsigned *tileCounter) {
+    if (threadIdx.x == 0) storage.tile = Common::drawTileIndex(tileCounter);
+    for (int i = threadIdx.x; i < kWarps * kRadix; i += kThreads) storage.warpDigitCounts[i / kRadix][i % kRadix] = 0;
+    __syncthreads();
+    return storage.tile;
+}
+
+// One thread's part of a pass over one tile: key j of lane l of warp w is key
+// w * kWarpItems + j * 32 + l of the tile, so that every load of a warp reads 128
+// contiguous bytes. Keys past n (in the last tile) are neither counted, staged nor
+// written. Digit d's status is in column d of the pass's look-back words.
+struct PassThread {
+    int n;
+    int shift;  // the pass's digit: bits shift .. shift + kDigitBits - 1
+    PassStorage &storage;
+    unsigned tile;
+    unsigned lane;
+    unsigned warp;
+    bool digitThread;    // thread d < kRadix does digit d's work
+    long long tileBase;  // the tile's first key
+    int warpValid;       // the warp's keys before n, 0 to kWarpItems
+
+    __device__ __forceinline__ PassThread(int n, int shift, PassStorage &storage, unsigned tile)
+        : n(n),
+          shift(shift),
+          storage(storage),
+          tile(tile),
+          lane(threadIdx.x & 31),
+          warp(threadIdx.x >> 5),
+          digitThread(threadIdx.x < kRadix),
+          tileBase(static_cast<long long>(tile) * kTileItems) {
+        const long long warpRemaining = n - (tileBase + static_cast<long long>(warp) * kWarpItems);
+        warpValid = warpRemaining <= 0 ? 0 : warpRemaining >= kWarpItems ? kWarpItems : static_cast<int>(warpRemaining);
+    }
+
+    __device__ __forceinline__ bool valid(int j) const { return j * 32 + static_cast<int>(lane) < warpValid; }
+
+    // Loads the thread's keys, flipping `flip` (the sign bit in the first pass).
+    __device__ __forceinline__ void loadKeys(unsigned (&keys)[kItems], const unsigned *keysIn, unsigned flip) const {
+        const unsigned *warpKeys = keysIn + tileBase + static_cast<long long>(warp) * kWarpItems;
+#pragma unroll
+        for (int j = 0; j < kItems; ++j) keys[j] = valid(j) ? __ldg(warpKeys + j * 32 + lane) ^ flip : 0u;
+    }
+
+    // Ranks the keys within the warp (warp-level multisplit): for each j,
+    // lanesWithSameDigit groups the lanes whose keys share a digit; the group's highest
+    // lane adds the group's size to the warp's counter for that digit, and a key's rank
+    // is the counter before that plus the lanes of its group below its own. Keys are
+    // visited in input order (j, then lane), so equal digits keep their input order: the
+    // ranking is stable. Keys past n take the digit kRadix, which no real key has, and
+    // are left out of the counts. Ends with a barrier: the counters are complete.
+    __device__ __forceinline__ void rankKeys(const unsigned (&keys)[kItems], unsigned (&rank)[kItems]) const {
+        unsigned *counts = storage.warpDigitCounts[warp];
+        const unsigned lanesBelow = (1u << lane) - 1;
+#pragma unroll
+        for (int j = 0; j < kItems; ++j) {
+            const unsigned digit = valid(j) ? digitOf(keys[j], shift) : kRadix;
+            const unsigned peers = lanesWithSameDigit(digit);
+            const int leader = 31 - __clz(peers);
+            unsigned seen = 0;
+            if (static_cast<int>(lane) == leader && digit < kRadix) {
+                seen = counts[digit];
+                counts[digit] = seen + __popc(peers);
+            }
+            rank[j] = __shfl_sync(kFullMask, seen, leader) + __popc(peers & lanesBelow);
+            __syncwarp();  // the counter's update is seen by the next j's leader
+        }
+        __syncthreads();
+    }
+
+    // Digit threads: adds up the digit's counters over the warps, turning them into each
+    // warp's offset within the digit's run, and publishes the tile's count (inclusive for
+    // tile 0, aggregate otherwise) as early as possible, so that later tiles' look-backs
+    // can go past this one. Returns the count; 0 for the other threads.
+    __device__ __forceinline__ unsigned countAndPublish(const DigitStatus &status) const {
+        unsigned tileCount = 0;
+        if (digitThread) {
+            for (int w = 0; w < kWarps; ++w) {
+                const unsigned count = storage.warpDigitCounts[w][threadIdx.x];
+                storage.warpDigitCounts[w][threadIdx.x] = tileCount;
+                tileCount += count;
+            }
+            status.publish(tile, tile == 0 ? Common::kStatusInclusive : Common::kStatusAggregate, tileCount);
+        }
+        return tileCount;
+    }
+
+    // Where the digit's run starts among the tile's staged keys, for every digit thread:
+    // the block scan of the digits' counts, kept in tileDigitStart. Every thread calls it
+    // (barriers).
+    __device__ __forceinline__ unsigned scanDigitCounts(unsigned tileCount) const {
+        unsigned digitStart[1] = {tileCount};
+        const unsigned warpPrefix = Common::blockExclusiveScan<kWarps>(digitStart, storage.warpPrefix);
+        digitStart[0] += warpPrefix;
+        if (digitThread) storage.tileDigitStart[threadIdx.x] = digitStart[0];
+        __syncthreads();
+        return digitStart[0];
+    }
+
+    // Stages the keys in shared memory in digit order: key j goes to its digit's run
+    // start + its warp's offset in the run + its rank in the warp. The counters' space
+    // becomes the staging area after a barrier.
+    __device__ __forceinline__ void stageKeys(const unsigned (&keys)[kItems], unsigned (&place)[kItems]) const {
+#pragma unroll
+        for (int j = 0; j < kItems; ++j) {
+            if (valid(j)) {
+                const unsigned digit = digitOf(keys[j], shift);
+                place[j] += storage.tileDigitStart[digit] + storage.warpDigitCounts[warp][digit];
+            }
+        }
+        __syncthreads();  // every counter is read: their space becomes the staging area
+#pragma unroll
+        for (int j = 0; j < kItems; ++j) {
+            if (valid(j)) storage.stagedKeys[place[j]] = keys[j];
+        }
+    }
+
+    // Digit threads: look back for how many keys of the digit the earlier tiles hold,
+    // publish the inclusive count, and note where the tile's run of the digit lands in
+    // the output: at the digit's bucket start plus those earlier keys. Every thread calls
+    // it (a barrier).
+    __device__ __forceinline__ void lookBack(const DigitStatus &status, unsigned tileCount, unsigned digitStart,
+                                             unsigned bucketStart) const {
+        if (digitThread) {
+            unsigned before = 0;
+            if (tile > 0) {
+                before = Common::threadLookBack<kLookBackWindow>(status, tile);
+                status.publish(tile, Common::kStatusInclusive, before + tileCount);
+            }
+            storage.digitDestination[threadIdx.x] = static_cast<long long>(bucketStart) + before - digitStart;
+        }
+        __syncthreads();
+    }
+
+    // Thread t writes staged keys t, t + kThreads, ..., so that consecutive threads write
+    // consecutive addresses within each digit's run; the last pass flips `flip` back.
+    __device__ __forceinline__ void scatterKeys(unsigned *keysOut, unsigned flip) const {
+        const long long tileRemaining = n - tileBase;
+        const int tileValid = tileRemaining >= kTileItems ? kTileItems : static_cast<int>(tileRemaining);
+#pragma unroll
+        for (int j = 0; j < kItems; ++j) {
+            const int s = j * kThreads + static_cast<int>(threadIdx.x);
+            if (s < tileValid) {
+                const unsigned key = storage.stagedKeys[s];
+                keysOut[storage.digitDestination[digitOf(key, shift)] + s] = key ^ flip;
+            }
+        }
+    }
+};
+
 // One Onesweep pass over one tile of kTileItems keys: sorts the keys by the digit at
 // `shift` into keysOut, stably. The tile index comes from an atomic counter, not
-// blockIdx, so tiles start in index order whatever the scheduler does and a tile only ever
-// waits on tiles that have started.
-//   1. Load: key j of lane l of warp w is key w * kWarpItems + j * 32 + l of the tile, so
-//      every load of a warp reads 128 contiguous bytes.
-//   2. Rank within the warp (warp-level multisplit): for each j, lanesWithSameDigit groups
-//      the lanes whose keys share a digit; the group's highest lane adds the group's size
-//      to the warp's counter for that digit, and a key's rank is the counter before that
-//      plus the lanes of its group below its own. Keys are visited in input order (j, then
-//      lane), so equal digits keep their input order: the ranking is stable.
-//   3. Thread d adds up digit d over the warps, turning the counters into each warp's
-//      offset within the digit's run, and publishes the tile's count of d (inclusive for
-//      tile 0, aggregate otherwise) as early as possible, so that later tiles' look-backs
-//      can go past this one. A scan over the digits gives where each run starts.
-//   4. Stage the keys in shared memory in digit order: run start + warp offset + rank.
-//   5. Thread d looks back for how many keys of digit d the earlier tiles hold, publishes
-//      the inclusive count, and notes where the tile's run of d lands in the output:
-//      bucket offset + keys of d in earlier tiles.
-//   6. Scatter: thread t writes staged keys t, t + kThreads, ..., so consecutive threads
-//      write consecutive addresses within each digit's run.
-// Keys past n (in the last tile) are neither counted, staged nor written. The first pass
-// flips the sign bit of the keys it reads (flipIn) and the last flips it back (flipOut).
+// blockIdx, so tiles start in index order whatever the scheduler does and a tile only
+// ever waits on tiles that have started. Load the keys; rank them within each warp;
+// per digit, count the tile's keys and publish the count at once, so that later tiles'
+// look-backs can go past this one; scan the counts for where each digit's run starts in
+// the tile; stage the keys in digit order; per digit, look back; scatter the staged keys
+// to their places in the output. The first pass flips the sign bit of the keys it reads
+// (flipIn) and the last flips it back (flipOut).
 __global__ void __launch_bounds__(kThreads, 2)
     kernOnesweepPass(int n, unsigned *keysOut, const unsigned *keysIn, int shift, unsigned flipIn, unsigned flipOut,
                      const unsigned *bucketOffsets, unsigned *tileStatus, unsigned *tileCounter) {
     __shared__ PassStorage storage;
-    const unsigned lane = threadIdx.x & 31;
-    const unsigned warp = threadIdx.x >> 5;
-    const bool digitThread = threadIdx.x < kRadix;
-    const unsigned bucketStart = digitThread ? bucketOffsets[threadIdx.x] : 0u;
+    const unsigned bucketStart = threadIdx.x < kRadix ? bucketOffsets[threadIdx.x] : 0u;
+    const PassThread pass(n, shift, storage, startTile(storage, tileCounter));
 
-    if (threadIdx.x == 0) storage.tile = atomicAdd(tileCounter, 1u);
-    for (int i = threadIdx.x; i < kWarps * kRadix; i += kThreads) storage.warpDigitCounts[i / kRadix][i % kRadix] = 0;
-    __syncthreads();
-    const unsigned tile = storage.tile;
-    const long long tileBase = static_cast<long long>(tile) * kTileItems;
-    const long long warpBase = tileBase + static_cast<long long>(warp) * kWarpItems;
-    const long long warpRemaining = n - warpBase;  // may be <= 0 or past kWarpItems
-    const int warpValid =
-        warpRemaining <= 0 ? 0 : warpRemaining >= kWarpItems ? kWarpItems : static_cast<int>(warpRemaining);
-    auto valid = [&](int j) { return j * 32 + static_cast<int>(lane) < warpValid; };
-
-    // 1. Load.
-    const unsigned *warpKeys = keysIn + warpBase;
     unsigned keys[kItems];
-#pragma unroll
-    for (int j = 0; j < kItems; ++j) keys[j] = valid(j) ? __ldg(warpKeys + j * 32 + lane) ^ flipIn : 0u;
-
-    // 2. Rank within the warp. Keys past n take the digit kRadix, which no real key has,
-    // and are left out of the counts.
-    unsigned *counts = storage.warpDigitCounts[warp];
-    const unsigned lanesBelow = (1u << lane) - 1;
+    pass.loadKeys(keys, keysIn, flipIn);
     unsigned place[kItems];  // the key's rank among the warp's keys of its digit, then its staged index
-#pragma unroll
-    for (int j = 0; j < kItems; ++j) {
-        const unsigned digit = valid(j) ? digitOf(keys[j], shift) : kRadix;
-        const unsigned peers = lanesWithSameDigit(digit);
-        const int leader = 31 - __clz(peers);
-        unsigned seen = 0;
-        if (static_cast<int>(lane) == leader && digit < kRadix) {
-            seen = counts[digit];
-            counts[digit] = seen + __popc(peers);
-        }
-        place[j] = __shfl_sync(kFullMask, seen, leader) + __popc(peers & lanesBelow);
-        __syncwarp();  // the counter's update is seen by the next j's leader
-    }
-    __syncthreads();
+    pass.rankKeys(keys, place);
 
-    // 3. The tile's count of each digit, published; each warp's offset within each run.
-    unsigned tileCount = 0;
-    if (digitThread) {
-        for (int w = 0; w < kWarps; ++w) {
-            const unsigned count = storage.warpDigitCounts[w][threadIdx.x];
-            storage.warpDigitCounts[w][threadIdx.x] = tileCount;
-            tileCount += count;
-        }
-        publish(tileStatus, tile, threadIdx.x, (tile == 0 ? kInclusive : kAggregate) | tileCount);
-    }
-    const unsigned digitStart = exclusiveScanOfDigits(tileCount, storage.warpTotals);
-    if (digitThread) storage.tileDigitStart[threadIdx.x] = digitStart;
-    __syncthreads();
-
-    // 4. Stage the keys in digit order.
-#pragma unroll
-    for (int j = 0; j < kItems; ++j) {
-        if (valid(j)) {
-            const unsigned digit = digitOf(keys[j], shift);
-            place[j] += storage.tileDigitStart[digit] + storage.warpDigitCounts[warp][digit];
-        }
-    }
-    __syncthreads();  // every counter is read: their space becomes the staging area
-#pragma unroll
-    for (int j = 0; j < kItems; ++j) {
-        if (valid(j)) storage.stagedKeys[place[j]] = keys[j];
-    }
-
-    // 5. Look back, per digit.
-    if (digitThread) {
-        unsigned before = 0;
-        if (tile > 0) {
-            before = lookBack(tileStatus, tile, threadIdx.x);
-            publish(tileStatus, tile, threadIdx.x, kInclusive | (before + tileCount));
-        }
-        storage.digitDestination[threadIdx.x] = static_cast<long long>(bucketStart) + before - digitStart;
-    }
-    __syncthreads();
-
-    // 6. Scatter.
-    const long long tileRemaining = n - tileBase;
-    const int tileValid = tileRemaining >= kTileItems ? kTileItems : static_cast<int>(tileRemaining);
-#pragma unroll
-    for (int j = 0; j < kItems; ++j) {
-        const int s = j * kThreads + static_cast<int>(threadIdx.x);
-        if (s < tileValid) {
-            const unsigned key = storage.stagedKeys[s];
-            keysOut[storage.digitDestination[digitOf(key, shift)] + s] = key ^ flipOut;
-        }
-    }
+    const DigitStatus status{tileStatus + threadIdx.x};  // digit threads: their digit's column
+    const unsigned tileCount = pass.countAndPublish(status);
+    const unsigned digitStart = pass.scanDigitCounts(tileCount);
+    pass.stageKeys(keys, place);
+    pass.lookBack(status, tileCount, digitStart, bucketStart);
+    pass.scatterKeys(keysOut, flipOut);
 }
 
 Common::Workspace scratchKeys;  // the keys after passes 0 and 2

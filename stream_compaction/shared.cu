@@ -1,5 +1,6 @@
 #include "shared.h"
 
+#include "block_scan.cuh"
 #include "device_memory.h"
 #include "device_primitives.cuh"
 #include "errors.h"
@@ -33,6 +34,11 @@ Common::Workspace tileSums;  // every recursion level's tile sums, then the tota
 // strided accesses and the threads' runs of kItemsPerThread fall in distinct banks.
 __host__ __device__ constexpr int padded(int index) { return index + (index >> 5); }
 
+// The tree scan's leaf index with that padding (Common::treeExclusiveScan).
+struct PaddedTree {
+    __device__ __forceinline__ int operator()(int index) const { return padded(index); }
+};
+
 // What a tile scans: the elements themselves, or compaction's 0/1 keep flags.
 enum class Input { Values, KeepFlags };
 
@@ -40,36 +46,6 @@ template <Input In>
 __device__ inline unsigned scanned(int value, Predicate keep) {
     if constexpr (In == Input::Values) return static_cast<unsigned>(value);
     else return keep(value) ? 1u : 0u;
-}
-
-// Up-sweep of the work-efficient scan (GPU Gems 3, 39.2.2) over a power-of-two tree in
-// shared memory: at each level a node adds its left child's sum into its right child.
-__device__ void upSweep(unsigned *tree, int size) {
-    int offset = 1;
-    for (int nodes = size >> 1; nodes > 0; nodes >>= 1, offset <<= 1) {
-        __syncthreads();
-        for (int t = threadIdx.x; t < nodes; t += blockDim.x) {
-            const int left = offset * (2 * t + 1) - 1;
-            tree[padded(left + offset)] += tree[padded(left)];
-        }
-    }
-    __syncthreads();
-}
-
-// Down-sweep, with the root already zeroed: each node hands its prefix to its left child
-// and prefix + left child's sum to its right child. Leaves end as exclusive prefixes.
-__device__ void downSweep(unsigned *tree, int size) {
-    for (int nodes = 1, offset = size >> 1; nodes < size; nodes <<= 1, offset >>= 1) {
-        __syncthreads();
-        for (int t = threadIdx.x; t < nodes; t += blockDim.x) {
-            const int left = offset * (2 * t + 1) - 1;
-            const int right = left + offset;
-            const unsigned leftSum = tree[padded(left)];
-            tree[padded(left)] = tree[padded(right)];
-            tree[padded(right)] += leftSum;
-        }
-    }
-    __syncthreads();
 }
 
 // Pass 1 of reduce-then-scan: the sum of each tile (of values or keep flags). Coalesced
@@ -133,13 +109,8 @@ __global__ void kernTileScan(int n, int *out, const int *in, const int *tileOffs
     tree[padded(threadIdx.x)] = threadSum;
     for (int leaf = blockDim.x + threadIdx.x; leaf < treeSize; leaf += blockDim.x) tree[padded(leaf)] = 0;
 
-    upSweep(tree, treeSize);
-    if (threadIdx.x == 0) {
-        tileTotal = tree[padded(treeSize - 1)];
-        if (total) *total = static_cast<int>(tileTotal);
-        tree[padded(treeSize - 1)] = 0;
-    }
-    downSweep(tree, treeSize);
+    Common::treeExclusiveScan(tree, treeSize, 1, &tileTotal, PaddedTree{});
+    if (threadIdx.x == 0 && total) *total = static_cast<int>(tileTotal);
 
     const unsigned offset = tileOffsets ? static_cast<unsigned>(tileOffsets[blockIdx.x]) : 0u;
     unsigned running = tree[padded(threadIdx.x)];

@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 
+#include "block_scan.cuh"
 #include "device_memory.h"
 #include "device_primitives.cuh"
 #include "errors.h"
@@ -42,44 +43,6 @@ struct Split {
         return bucketOf(v);
     }
 };
-
-// Blelloch's work-efficient exclusive scan in shared memory (GPU Gems 3, 39.2.2; the
-// chapter's 6.1), run on `lanes` arrays at once: lane b holds scanSize ints (a power of
-// two, at most twice the block) at scans + b * scanSize. Each lane is one group's flags,
-// so "one scan per group", as 6.3 asks, costs one set of barriers however many groups
-// there are. Leaves each lane's sum in totals[b] and its exclusive scan in place.
-// Every thread of the block must call it; it synchronises before reading and after writing.
-__device__ void blockExclusiveScan(int *scans, int scanSize, int lanes, int *totals) {
-    const int t = threadIdx.x;
-    // Up-sweep: node t of a level adds its left child's sum into its right child.
-    for (int half = 1; half < scanSize; half *= 2) {
-        __syncthreads();
-        if (t < scanSize / (2 * half)) {
-            const int right = (t + 1) * 2 * half - 1;
-            for (int lane = 0; lane < lanes; ++lane) scans[lane * scanSize + right] += scans[lane * scanSize + right - half];
-        }
-    }
-    __syncthreads();
-    // The root holds the lane's total; zeroed, it seeds the down-sweep.
-    if (t < lanes) {
-        totals[t] = scans[t * scanSize + scanSize - 1];
-        scans[t * scanSize + scanSize - 1] = 0;
-    }
-    // Down-sweep: each node hands its prefix to its left child and prefix + left sum to its right.
-    for (int half = scanSize / 2; half >= 1; half /= 2) {
-        __syncthreads();
-        if (t < scanSize / (2 * half)) {
-            const int right = (t + 1) * 2 * half - 1;
-            for (int lane = 0; lane < lanes; ++lane) {
-                int *scan = scans + lane * scanSize;
-                const int leftSum = scan[right - half];
-                scan[right - half] = scan[right];
-                scan[right] += leftSum;
-            }
-        }
-    }
-    __syncthreads();
-}
 
 // The smallest power of two holding one element per thread of a block.
 int scanSizeFor(int threads) { return 1 << ilog2ceil(threads); }
@@ -131,7 +94,10 @@ __global__ void kernSplitTiles(int n, Split split, int scanSize, const int *keys
         buckets[k] = present ? split(keys[k]) : lanes;
         if (buckets[k] < lanes) ++threadCounts[buckets[k] * scanSize + t];
     }
-    blockExclusiveScan(threadCounts, scanSize, lanes, bucketTotals);
+    // Blelloch's work-efficient scan (GPU Gems 3, 39.2.2; the chapter's 6.1) of every
+    // bucket's column at once: "one scan per group", as 6.3 asks, costs one set of
+    // barriers however many groups there are. Leaves each bucket's total in bucketTotals.
+    Common::treeExclusiveScan(threadCounts, scanSize, lanes, bucketTotals);
 
     if (t < lanes) {
         int start = 0;
@@ -195,7 +161,7 @@ __global__ void kernScanTiles(int count, int scanSize, const int *in, int *out, 
     const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + t;
     scan[t] = i < count ? in[i] : 0;
     if (blockDim.x + t < scanSize) scan[blockDim.x + t] = 0;
-    blockExclusiveScan(scan, scanSize, 1, scan + scanSize);
+    Common::treeExclusiveScan(scan, scanSize, 1, scan + scanSize);
     if (i < count) out[i] = scan[t];
     if (t == 0 && tileSums) tileSums[blockIdx.x] = scan[scanSize];
 }

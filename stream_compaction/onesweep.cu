@@ -143,7 +143,7 @@ struct PassStorage {
     };
     unsigned tileDigitStart[kRadix];     // where each digit's run starts among the staged keys
     long long digitDestination[kRadix];  // output index of staged key s with digit d, less s
-    unsigned warpPrefix[kDigitWarps];    // the digit scan's (blockExclusiveScan)
+    unsigned warpPrefix[kDigitWarps];    // the digit scan's warp totals (blockExclusiveScanSerialTotals)
     unsigned tile;                       // this block's tile index, drawn from the counter
 };
 static_assert(sizeof(PassStorage) <= 48 * 1024, "static shared memory is limited to 48 KiB");
@@ -242,7 +242,7 @@ struct PassThread {
     // (barriers).
     __device__ __forceinline__ unsigned scanDigitCounts(unsigned tileCount) const {
         unsigned digitStart[1] = {tileCount};
-        const unsigned warpPrefix = Common::blockExclusiveScan<kWarps>(digitStart, storage.warpPrefix);
+        const unsigned warpPrefix = Common::blockExclusiveScanSerialTotals<kWarps>(digitStart, storage.warpPrefix);
         digitStart[0] += warpPrefix;
         if (digitThread) storage.tileDigitStart[threadIdx.x] = digitStart[0];
         __syncthreads();

@@ -1,7 +1,5 @@
 #include "sweep.h"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <cerrno>
 #include <csignal>
@@ -19,6 +17,7 @@
 #include <stream_compaction/launch.h>
 
 #include "device_info.h"
+#include "platform.h"
 #include "reporters.h"
 #include "runner.h"
 #include "testing_helpers.hpp"
@@ -141,7 +140,8 @@ private:
     void (*previousTerm_)(int);
 };
 
-// MemAvailable from /proc/meminfo, in bytes; "unlimited" where it cannot be read.
+// MemAvailable from /proc/meminfo, in bytes; "unlimited" where it cannot be read (not
+// Linux: the CPU side of a cell is then not checked against host memory).
 std::size_t availableHostMemory() {
     std::ifstream meminfo("/proc/meminfo");
     for (std::string line; std::getline(meminfo, line);) {
@@ -203,7 +203,7 @@ public:
         : options_(options),
           reporters_(std::move(reporters)),
           copyGBs_(copyBandwidthGBs),
-          progress_(cellCount(), !options.quiet && isatty(STDERR_FILENO)) {
+          progress_(cellCount(), !options.quiet && stderrIsTerminal()) {
         settings_.warmup = options.warmup;
         settings_.reps = options.reps;
         settings_.keep = options.keep;

@@ -78,7 +78,13 @@ private:
             fmt::print("    skipped: no CUDA device\n");
             return;
         }
-        const Run result = run(backend, op, input, settings_);
+        Run result;
+        try {
+            result = run(backend, op, input, settings_);
+        } catch (const StreamCompaction::Unsupported &e) {
+            fmt::print("    skipped: {}\n", e.what());
+            return;
+        }
         fmt::print("   elapsed time: {:g}ms    ({} Measured)\n", result.timing.medianMs,
                    backend.onGpu ? "CUDA" : "std::chrono");
         if (!backend.onGpu) {

@@ -350,6 +350,9 @@ private:
             // the reason Common::deviceLost() gives.
             row.status = Row::Status::Failed;
             row.note = e.what();
+        } catch (const StreamCompaction::Unsupported &e) {
+            row.status = Row::Status::Skipped;  // nothing ran: "needs 98 KiB of shared memory ..."
+            row.note = e.what();
         }
         if (row.status == Row::Status::Passed && row.timing.medianMs > 0) addFigures(row, c.want.kept, baselines);
         if (row.status == Row::Status::Passed && backend.onGpu && !backend.honoursBlockSize &&

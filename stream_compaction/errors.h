@@ -39,6 +39,16 @@ private:
     std::size_t bytes_;
 };
 
+/**
+ * What a back end cannot do on this GPU at these settings ("needs 98 KiB of shared memory
+ * per block, this GPU allows 64 KiB"): nothing ran, and the device is as it was. The
+ * harness reports such a cell as skipped, with this message.
+ */
+class Unsupported : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
 namespace Common {
 
 /** Throws std::invalid_argument ("cpu scan: n = -1 is negative; ...") when n < 0. */

@@ -12,6 +12,9 @@ namespace Common {
 
 namespace {
 int currentBlockSize = 128;
+std::size_t sharedMemoryLimitForTesting = 0;  // 0: the device's own
+
+std::string kib(std::size_t bytes) { return std::to_string((bytes + 1023) / 1024) + " KiB"; }
 }  // namespace
 
 bool validBlockSize(int threads) { return threads >= 32 && threads <= 1024 && threads % 32 == 0; }
@@ -35,6 +38,28 @@ int multiprocessorCount() {
     }();
     return multiprocessors;
 }
+
+std::size_t sharedMemoryPerBlock() {
+    static const std::size_t deviceLimit = [] {
+        int device = 0, bytes = 0;
+        SC_CUDA_CHECK(cudaGetDevice(&device));
+        SC_CUDA_CHECK(cudaDeviceGetAttribute(&bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+        return static_cast<std::size_t>(bytes);
+    }();
+    if (sharedMemoryLimitForTesting != 0 && sharedMemoryLimitForTesting < deviceLimit) {
+        return sharedMemoryLimitForTesting;
+    }
+    return deviceLimit;
+}
+
+void requireSharedMemory(std::size_t bytes) {
+    const std::size_t allowed = sharedMemoryPerBlock();
+    if (bytes > allowed) {
+        throw Unsupported("needs " + kib(bytes) + " of shared memory per block, this GPU allows " + kib(allowed));
+    }
+}
+
+void limitSharedMemoryForTesting(std::size_t bytes) { sharedMemoryLimitForTesting = bytes; }
 
 }  // namespace Common
 }  // namespace StreamCompaction

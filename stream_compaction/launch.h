@@ -1,6 +1,9 @@
 #pragma once
 // Launch shapes: the run-time block size of the GPU back ends that take one, grid sizes,
-// and the device's multiprocessor count for grids sized to fill the GPU once.
+// the device's multiprocessor count for grids sized to fill the GPU once, and the shared
+// memory a block may take.
+
+#include <cstddef>
 
 namespace StreamCompaction {
 namespace Common {
@@ -22,6 +25,23 @@ inline unsigned int blocksFor(long long items, int threads) {
  * Queried once, by the first Operation on a device, so never inside a timed region.
  */
 int multiprocessorCount();
+
+/**
+ * The shared memory one block may opt in to on the current device
+ * (cudaDevAttrMaxSharedMemoryPerBlockOptin: 227 KiB on the H200, 64 KiB on sm_75, 99 KiB on
+ * sm_86 and sm_89), or less while limitSharedMemoryForTesting holds a lower limit.
+ */
+std::size_t sharedMemoryPerBlock();
+
+/**
+ * Throws Unsupported ("needs 98 KiB of shared memory per block, this GPU allows 64 KiB")
+ * when a kernel's `bytes` of shared memory per block exceed sharedMemoryPerBlock().
+ * Kernels that opt in to dynamic shared memory call it before they launch anything.
+ */
+void requireSharedMemory(std::size_t bytes);
+
+/** A test hook: behave as if the GPU allowed at most `bytes` per block; 0 lifts it. */
+void limitSharedMemoryForTesting(std::size_t bytes);
 
 }  // namespace Common
 }  // namespace StreamCompaction

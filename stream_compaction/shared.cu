@@ -151,7 +151,9 @@ Shape currentShape() {
     shape.tileItems = shape.threads * kItemsPerThread;
     shape.treeSize = 1 << ilog2ceil(shape.threads);
     shape.sharedBytes = sizeof(unsigned) * static_cast<size_t>(padded(shape.tileItems) + padded(shape.treeSize));
-    // Past 48 KiB (512 threads and more) a kernel must opt in to its dynamic shared memory.
+    // Past 48 KiB (512 threads and more) a kernel must opt in to its dynamic shared memory,
+    // up to the device's limit.
+    Common::requireSharedMemory(shape.sharedBytes);
     const int bytes = static_cast<int>(shape.sharedBytes);
     SC_CUDA_CHECK(cudaFuncSetAttribute(kernTileScan<Input::Values>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
     SC_CUDA_CHECK(cudaFuncSetAttribute(kernTileScan<Input::KeepFlags>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));

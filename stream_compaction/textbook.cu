@@ -233,6 +233,8 @@ SplitBuffers reserveSplitBuffers(int n, int buckets, bool withValues) {
                                     " buckets; a split takes 1 to " + std::to_string(kMaxBuckets));
     }
     const int threads = Common::blockSize();
+    const std::size_t splitBytes = splitSharedBytes(threads, buckets, withValues);
+    Common::requireSharedMemory(splitBytes);  // before any allocation: a split that cannot run changes nothing
     SplitBuffers buffers{};
     buffers.tiles = static_cast<int>(Common::blocksFor(n, threads * kItemsPerThread));
     const std::size_t tableSize = static_cast<std::size_t>(buckets) * buffers.tiles + 1;
@@ -241,7 +243,7 @@ SplitBuffers reserveSplitBuffers(int n, int buckets, bool withValues) {
     buffers.bucketCounts = bucketCountsSpace.reserve<int>(tableSize);
     buffers.bucketOffsets = bucketOffsetsSpace.reserve<int>(tableSize);
     buffers.scanTileSums = scanTileSumsSpace.reserve<int>(scanScratchFor(static_cast<long long>(tableSize), threads));
-    const int sharedBytes = static_cast<int>(splitSharedBytes(threads, buckets, withValues));
+    const int sharedBytes = static_cast<int>(splitBytes);
     if (withValues) {
         allowSplitSharedBytes<true>(sharedBytes);
     } else {

@@ -5,6 +5,7 @@
 
 #include <stream_compaction/backends.h>
 #include <stream_compaction/device_memory.h>
+#include <stream_compaction/errors.h>
 #include <stream_compaction/launch.h>
 
 #include "runner.h"
@@ -88,6 +89,50 @@ TEST(BlockSizes, GpuBackEndsAtEveryAcceptedExtreme) {
         }
     }
     StreamCompaction::Common::setBlockSize(before);
+}
+
+// On a GPU that allows less shared memory per block than the H200 (sm_75's 64 KiB,
+// sm_86's and sm_89's 99 KiB), every GPU back end at every accepted block size is either
+// correct or skipped plainly, before it runs anything: "needs N KiB of shared memory per
+// block, this GPU allows 64 KiB". At 64 KiB the shared scan at 1024 threads cannot run,
+// so the check of the skip is reached.
+TEST(SharedMemoryLimits, EveryBackEndIsCorrectOrSkippedPlainly) {
+    SKIP_WITHOUT_GPU();
+    namespace Common = StreamCompaction::Common;
+    const int before = Common::blockSize();
+    const int n = 100003;
+    const auto seed = TestSupport::freshSeed();
+    const std::vector<int> input = TestSupport::randomInput(n, seed);
+    for (const std::size_t limit : {std::size_t{64} * 1024, std::size_t{99} * 1024}) {
+        Common::limitSharedMemoryForTesting(limit);
+        const std::string allows = "this GPU allows " + std::to_string(limit / 1024) + " KiB";
+        int skipped = 0;
+        for (int threads = 32; threads <= 1024; threads += 32) {
+            Common::setBlockSize(threads);
+            for (const Case &which : allCases()) {
+                if (!which.backend->onGpu) continue;
+                SCOPED_TRACE(testing::Message() << which.backend->name << " " << Harness::opName(which.op)
+                                                << ", block " << threads << ", limit " << limit << ", seed " << seed);
+                Harness::RunSettings settings;
+                settings.warmup = 0;
+                settings.reps = 1;
+                try {
+                    const Harness::Run result = Harness::run(*which.backend, which.op, input, settings);
+                    const auto verdict =
+                        Harness::verify(which.op, result, Harness::expected(which.op, input, settings.keep));
+                    EXPECT_TRUE(verdict.passed()) << verdict.detail;
+                } catch (const StreamCompaction::Unsupported &e) {
+                    ++skipped;
+                    const std::string what = e.what();
+                    EXPECT_EQ(what.rfind("needs ", 0), 0u) << what;
+                    EXPECT_NE(what.find(" KiB of shared memory per block, " + allows), std::string::npos) << what;
+                }
+            }
+        }
+        if (limit == 64 * 1024) EXPECT_GT(skipped, 0) << "nothing needed more than 64 KiB";
+    }
+    Common::limitSharedMemoryForTesting(0);
+    Common::setBlockSize(before);
 }
 
 // The course output's labels are "<title> <op>": a title that already names the op

@@ -56,48 +56,50 @@ struct NoBlockPrefix {
  * take no part in the block's scan and get 0. warpPrefix may be written again only
  * after another barrier.
  */
-template <int BlockWarps, int Warps, int Count, typename T, typename Warp0 = NoBlockPrefix>
-__device__ __forceinline__ T blockExclusiveScan(T (&values)[Count], T (&warpPrefix)[Warps], Warp0 warp0 = {}) {
+/**
+ * The first step of both block scans below: every warp scans its values
+ * (warpExclusiveScan); lane 0 of each of the first Warps warps writes its warp's total to
+ * totals[warp]; a barrier. Returns whether this thread's warp is one of those Warps.
+ */
+template <int BlockWarps, int Warps, int Count, typename T>
+__device__ __forceinline__ bool scanWarpsAndShareTotals(T (&values)[Count], T (&totals)[Warps]) {
     static_assert(Warps >= 1 && Warps <= BlockWarps && BlockWarps <= 32, "warp 0 scans one total per lane");
-    constexpr bool kAllWarps = Warps == BlockWarps;
     const unsigned lane = threadIdx.x & 31;
     const unsigned warp = threadIdx.x >> 5;
-    const bool scanning = kAllWarps || warp < Warps;
+    const bool scanning = Warps == BlockWarps || warp < Warps;
     const T warpTotal = warpExclusiveScan(values, lane);
-    if (lane == 0 && scanning) warpPrefix[warp] = warpTotal;
+    if (lane == 0 && scanning) totals[warp] = warpTotal;
     __syncthreads();
-    if (warp == 0) {
+    return scanning;
+}
+
+template <int BlockWarps, int Warps, int Count, typename T, typename Warp0 = NoBlockPrefix>
+__device__ __forceinline__ T blockExclusiveScan(T (&values)[Count], T (&warpPrefix)[Warps], Warp0 warp0 = {}) {
+    const bool scanning = scanWarpsAndShareTotals<BlockWarps>(values, warpPrefix);
+    const unsigned lane = threadIdx.x & 31;
+    if (threadIdx.x < 32) {
         T totals[1] = {lane < Warps ? warpPrefix[lane] : T{0}};
         const T aggregate = warpExclusiveScan(totals, lane);
         if (lane < Warps) warpPrefix[lane] = totals[0];
         warp0(aggregate);
     }
     __syncthreads();
-    return scanning ? warpPrefix[warp] : T{0};
+    return scanning ? warpPrefix[threadIdx.x >> 5] : T{0};
 }
 
 /**
  * blockExclusiveScan with one barrier instead of two, for a few warps whose caller needs
- * no block total in warp 0: the warps scan their values and lane 0 writes each warp's
- * total to warpTotals[warp]; a barrier; each thread then adds up the totals of the warps
- * before its own (at most Warps - 1 shared loads). Onesweep's digit counts (8 warps) run
- * about 3% faster per sort this way than with the second warp pass and barrier
- * (results/h200/perf-notes.md). Returns what blockExclusiveScan returns; warpTotals may
- * be written again only after another barrier.
+ * no block total in warp 0: after the warps share their totals, each thread adds up the
+ * totals of the warps before its own (at most Warps - 1 shared loads). Onesweep's digit
+ * counts (8 warps) take this form: with the second warp pass and barrier the sort ran
+ * about 3% slower on the H200 (results/h200/perf-notes.md). Returns what
+ * blockExclusiveScan returns; warpTotals may be written again only after another barrier.
  */
 template <int BlockWarps, int Warps, int Count, typename T>
 __device__ __forceinline__ T blockExclusiveScanSerialTotals(T (&values)[Count], T (&warpTotals)[Warps]) {
-    static_assert(Warps >= 1 && Warps <= BlockWarps, "the scanning warps are the block's first");
-    constexpr bool kAllWarps = Warps == BlockWarps;
-    const unsigned lane = threadIdx.x & 31;
-    const unsigned warp = threadIdx.x >> 5;
-    const bool scanning = kAllWarps || warp < Warps;
-    const T warpTotal = warpExclusiveScan(values, lane);
-    if (lane == 0 && scanning) warpTotals[warp] = warpTotal;
-    __syncthreads();
     T prefix = 0;
-    if (scanning) {
-        for (unsigned w = 0; w < warp; ++w) prefix += warpTotals[w];
+    if (scanWarpsAndShareTotals<BlockWarps>(values, warpTotals)) {
+        for (unsigned w = 0; w < (threadIdx.x >> 5); ++w) prefix += warpTotals[w];
     }
     return prefix;
 }

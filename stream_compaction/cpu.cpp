@@ -11,10 +11,7 @@ namespace CPU {
 
 using StreamCompaction::Common::PerformanceTimer;
 
-PerformanceTimer &timer() {
-    static PerformanceTimer timer;
-    return timer;
-}
+PerformanceTimer &timer() { static PerformanceTimer timer; return timer; }
 
 // Each operation is written once, templated on the count type: int for the course's
 // API, std::size_t for the 64-bit one (large.h).

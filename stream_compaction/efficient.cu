@@ -10,10 +10,7 @@ namespace Efficient {
 
 using StreamCompaction::Common::PerformanceTimer;
 
-PerformanceTimer &timer() {
-    static PerformanceTimer timer;
-    return timer;
-}
+PerformanceTimer &timer() { static PerformanceTimer timer; return timer; }
 
 namespace {
 

@@ -12,10 +12,7 @@ namespace Naive {
 
 using StreamCompaction::Common::PerformanceTimer;
 
-PerformanceTimer &timer() {
-    static PerformanceTimer timer;
-    return timer;
-}
+PerformanceTimer &timer() { static PerformanceTimer timer; return timer; }
 
 namespace {
 

@@ -13,10 +13,7 @@ namespace Radix {
 using StreamCompaction::Common::PerformanceTimer;
 using Textbook::BucketFunction;
 
-PerformanceTimer &timer() {
-    static PerformanceTimer timer;
-    return timer;
-}
+PerformanceTimer &timer() { static PerformanceTimer timer; return timer; }
 
 namespace {
 

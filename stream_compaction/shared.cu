@@ -11,10 +11,7 @@ namespace Shared {
 
 using StreamCompaction::Common::PerformanceTimer;
 
-PerformanceTimer &timer() {
-    static PerformanceTimer timer;
-    return timer;
-}
+PerformanceTimer &timer() { static PerformanceTimer timer; return timer; }
 
 namespace {
 

@@ -19,10 +19,7 @@ namespace Thrust {
 
 using StreamCompaction::Common::PerformanceTimer;
 
-PerformanceTimer &timer() {
-    static PerformanceTimer timer;
-    return timer;
-}
+PerformanceTimer &timer() { static PerformanceTimer timer; return timer; }
 
 namespace {
 

@@ -212,7 +212,7 @@ Expected expected(Op op, const std::vector<int> &input, Predicate keep, bool int
             break;
         case Op::Partition:
             result.output = TestingHelpers::referencePartition(input, keep);
-            result.kept = static_cast<long long>(std::count_if(input.begin(), input.end(), keep));
+            result.kept = TestingHelpers::referenceKeptCount(input, keep);
             break;
         case Op::Sort:
             result.output = TestingHelpers::referenceSort(input);

@@ -45,6 +45,14 @@ double trafficBytes(Op op, long long n, long long kept) {
     return ints * sizeof(int);
 }
 
+void addFigures(Row &row, long long kept, std::optional<double> cpuMs, std::optional<double> cubMs, double copyGBs) {
+    const double ms = row.timing.medianMs;
+    row.bandwidthGBs = trafficBytes(row.op, row.size, kept) / (ms * 1e6);
+    if (copyGBs > 0) row.copyFraction = *row.bandwidthGBs / copyGBs;
+    if (cpuMs) row.speedupVsCpu = *cpuMs / ms;
+    if (cubMs) row.speedupVsCub = *cubMs / ms;
+}
+
 std::string cellSkipReason(const Backend &backend, Op op, long long n) {
     if (pastIntSizes(n) && !offers64(backend, op)) return "n > 2^31 - 1";
     if (!backend.onGpu) return "";
@@ -337,17 +345,10 @@ private:
             row.note = e.what();
             if (Common::deviceResets() != resetsBefore) row.note += " (the CUDA context was reset)";
         }
-        if (row.status == Row::Status::Passed && row.timing.medianMs > 0) addFigures(row, c.want.kept, baselines);
+        if (row.status == Row::Status::Passed && row.timing.medianMs > 0) {
+            addFigures(row, c.want.kept, baselines.cpuMs, baselines.cubMs, copyGBs_);
+        }
         return row;
-    }
-
-    // Effective bandwidth, its fraction of the copy's, and the speed-ups.
-    void addFigures(Row &row, long long kept, const Baselines &baselines) const {
-        const double ms = row.timing.medianMs;
-        row.bandwidthGBs = trafficBytes(row.op, row.size, kept) / (ms * 1e6);
-        if (copyGBs_ > 0) row.copyFraction = *row.bandwidthGBs / copyGBs_;
-        if (baselines.cpuMs) row.speedupVsCpu = *baselines.cpuMs / ms;
-        if (baselines.cubMs) row.speedupVsCub = *baselines.cubMs / ms;
     }
 
     // Every cell of one input reported skipped: for the back end's own reason

@@ -4,6 +4,7 @@
 // numbers worked out by hand, and on every row of a real sweep's CSV, recomputed from
 // the medians it printed (the CPU's rows everywhere; with a GPU, every ratio column).
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <optional>
@@ -17,7 +18,9 @@
 
 #include "cli.h"
 #include "cli_test_support.h"
+#include "runner.h"
 #include "sweep.h"
+#include "testing_helpers.hpp"
 
 namespace {
 
@@ -176,6 +179,27 @@ TEST(Figures, EverySweepRowFollowsTheDefinitions) {
         ++checked;
     }
     EXPECT_EQ(checked, gpu ? 12 + 3 * 2 * (4 + 4 + 3 + 2) : 12);
+}
+
+// Compaction and partition rows report how many elements they kept: the count, over the
+// sweep's seeded input, of the values the predicate keeps (here gt:1 over the course's
+// values 0 to 3: the 2s and 3s).
+TEST(Figures, CompactionAndPartitionRowsReportTheirKeptCounts) {
+    Harness::Options options;
+    std::string errors;
+    ASSERT_EQ(TestSupport::parseArgs({"--sizes", "2^10", "--no-npot", "--ops", "compact,partition", "--keep", "gt:1",
+                                      "--backends", "cpu", "--seed", "11", "--format", "csv", "--quiet"},
+                                     options, errors),
+              -1)
+        << errors;
+    testing::internal::CaptureStdout();
+    ASSERT_EQ(Harness::runSweep(options), 0);
+    const Report report = parse(testing::internal::GetCapturedStdout());
+    TestingHelpers::setSeed(11);
+    const std::vector<int> input = Harness::randomInput(Op::Compact, 1024);
+    const auto aboveOne = std::count_if(input.begin(), input.end(), [](int v) { return v == 2 || v == 3; });
+    ASSERT_EQ(report.rows.size(), 2u);
+    for (const auto &row : report.rows) EXPECT_EQ(row.at("kept"), std::to_string(aboveOne)) << row.at("op");
 }
 
 }  // namespace

@@ -44,45 +44,132 @@ Out poisonValue() {
     return value;
 }
 
+// The index of the first of `count` values that is not poison, or -1.
+template <typename Out>
+long long firstWritten(const Out *values, std::size_t count) {
+    const Out poison = poisonValue<Out>();
+    for (std::size_t i = 0; i < count; ++i) {
+        if (std::memcmp(&values[i], &poison, sizeof(Out)) != 0) return static_cast<long long>(i);
+    }
+    return -1;
+}
+
+// The input as a back end holds it, compared after every call with the caller's copy.
+// The first difference found is kept, as "call 2 of 6 changed the input: in[5] = 3, was 4".
+class InputCheck {
+public:
+    InputCheck(const std::vector<int> &input, int calls) : input_(input), calls_(calls) {}
+
+    // `readBack(first, count, into)` copies the back end's input [first, first + count).
+    template <typename ReadBack>
+    void afterCall(int call, ReadBack readBack) {
+        if (!problem_.empty()) return;
+        constexpr std::size_t kChunk = std::size_t{1} << 20;
+        std::vector<int> held(std::min(kChunk, input_.size()));
+        for (std::size_t first = 0; first < input_.size(); first += kChunk) {
+            const std::size_t count = std::min(kChunk, input_.size() - first);
+            readBack(first, count, held.data());
+            const long long i = TestingHelpers::firstMismatch<int>(static_cast<long long>(count), held.data(),
+                                                                   input_.data() + first);
+            if (i >= 0) {
+                const std::size_t at = first + static_cast<std::size_t>(i);
+                problem_ = fmt::format("call {} of {} changed the input: in[{}] = {}, was {}", call, calls_, at,
+                                       held[static_cast<std::size_t>(i)], input_[at]);
+                return;
+            }
+        }
+    }
+    const std::string &problem() const { return problem_; }
+
+private:
+    const std::vector<int> &input_;
+    int calls_;
+    std::string problem_;
+};
+
 // Makes settings.warmup untimed and settings.reps timed calls of `call(out, in)`, which
-// returns how many output elements it defines, with the output poisoned before each:
-// on device copies of the input for a GPU back end, on host arrays for the CPU.
-// Returns the elements the last call defined; `timing` gets the timed calls' summary.
+// returns how many output elements it defines, with the output and the guard elements
+// after it poisoned before each: on device copies of the input for a GPU back end, on
+// host arrays for the CPU. After every call the guard must still be poison and the
+// input as it was; after the last, so must every output element past those it defines.
+// Returns the elements the last call defined; `timing` gets the timed calls' summary and
+// `run` what the checks found.
 template <typename Out, typename Call>
 std::vector<Out> timedCalls(const Backend &backend, const std::vector<int> &input, const RunSettings &settings,
-                            Call call, Timing &timing) {
+                            Call call, Timing &timing, Run &run) {
     auto elapsedMs = [&backend] {
         return backend.onGpu ? backend.timer().getGpuElapsedTimeForPreviousOperation()
                              : backend.timer().getCpuElapsedTimeForPreviousOperation();
     };
+    const std::size_t n = input.size();
+    const int calls = settings.warmup + settings.reps;
+    InputCheck inputCheck(input, calls);
     std::vector<double> times;
     long long defined = 0;
-    auto warmUpThenTime = [&](auto poisonedCall) {
-        for (int i = 0; i < settings.warmup; ++i) poisonedCall();
+    std::vector<Out> output(n + kGuardElements);  // the last call's output and guard, read back
+    // `afterCall(number)` checks the guard and the input after call `number` (from 1).
+    auto warmUpThenTime = [&](auto poisonedCall, auto afterCall) {
+        for (int i = 0; i < settings.warmup; ++i) {
+            poisonedCall();
+            afterCall(i + 1);
+        }
         for (int i = 0; i < settings.reps; ++i) {
             defined = poisonedCall();
             times.push_back(elapsedMs());
+            afterCall(settings.warmup + i + 1);
         }
     };
-    std::vector<Out> output;
+    auto checkGuard = [&](int number, const Out *guard) {
+        const long long i = firstWritten(guard, kGuardElements);
+        if (i >= 0 && run.outsideWrite.empty()) {
+            run.outsideWrite = fmt::format("call {} of {} wrote a[{}] = {}, past the end of the output ({} elements)",
+                                           number, calls, n + static_cast<std::size_t>(i),
+                                           guard[static_cast<std::size_t>(i)], n);
+        }
+    };
     if (backend.onGpu) {
-        DeviceBuffer<int> dIn(input.size());
-        DeviceBuffer<Out> dOut(input.size());
-        dIn.upload(input.data(), input.size());
-        warmUpThenTime([&] {
-            dOut.fillBytes(kPoisonByte, input.size());
-            return call(dOut.get(), dIn.get());
-        });
-        output.resize(static_cast<std::size_t>(defined));
+        DeviceBuffer<int> dIn(n);
+        DeviceBuffer<Out> dOut(n + kGuardElements);
+        dIn.upload(input.data(), n);
+        warmUpThenTime(
+            [&] {
+                dOut.fillBytes(kPoisonByte, n + kGuardElements);
+                return call(dOut.get(), dIn.get());
+            },
+            [&](int number) {
+                std::vector<Out> guard(kGuardElements);
+                SC_CUDA_CHECK(cudaMemcpy(guard.data(), dOut.get() + n, kGuardElements * sizeof(Out),
+                                         cudaMemcpyDeviceToHost));
+                checkGuard(number, guard.data());
+                inputCheck.afterCall(number, [&](std::size_t first, std::size_t count, int *into) {
+                    SC_CUDA_CHECK(cudaMemcpy(into, dIn.get() + first, count * sizeof(int), cudaMemcpyDeviceToHost));
+                });
+            });
         dOut.download(output.data(), output.size());
     } else {
-        output.resize(input.size());
-        warmUpThenTime([&] {
-            std::fill(output.begin(), output.end(), poisonValue<Out>());
-            return call(output.data(), input.data());
-        });
-        output.resize(static_cast<std::size_t>(defined));
+        std::vector<int> held(input);  // the back end's copy: the caller's stays as it was
+        warmUpThenTime(
+            [&] {
+                std::fill(output.begin(), output.end(), poisonValue<Out>());
+                return call(output.data(), held.data());
+            },
+            [&](int number) {
+                checkGuard(number, output.data() + n);
+                inputCheck.afterCall(number, [&](std::size_t first, std::size_t count, int *into) {
+                    std::copy_n(held.begin() + static_cast<std::ptrdiff_t>(first), count, into);
+                });
+            });
     }
+    run.inputChange = inputCheck.problem();
+    // A count outside [0, n] is reported by verify(); the output then holds what fits.
+    const auto kept = static_cast<std::size_t>(std::clamp<long long>(defined, 0, static_cast<long long>(n)));
+    const long long past = firstWritten(output.data() + kept, n - kept);
+    if (past >= 0 && run.outsideWrite.empty()) {
+        run.outsideWrite = fmt::format("a[{}] = {} was written past the {} elements the call returned",
+                                       kept + static_cast<std::size_t>(past), output[kept + static_cast<std::size_t>(past)],
+                                       kept);
+    }
+    output.resize(kept);
     timing = summarize(std::move(times));
     return output;
 }
@@ -99,12 +186,12 @@ Run measure(const Backend &backend, Op op, bool wide, const std::vector<int> &in
                 operation.callInt64Sums(backend, input.size(), out, in);
                 return n;
             },
-            result.timing);
+            result.timing, result);
     } else {
         result.output = timedCalls<int>(
             backend, input, settings,
             [&](int *out, const int *in) { return operation.call(backend, wide, n, out, in, settings.keep, result.kept); },
-            result.timing);
+            result.timing, result);
     }
     return result;
 }
@@ -148,11 +235,21 @@ Verdict compare(const std::vector<T> &actual, const std::vector<T> &expected) {
 }  // namespace
 
 Verdict verify(Op op, const Run &actual, const Expected &expected) {
+    Verdict verdict;
     const bool counted = describe(op).returnsCount;
+    if (!actual.inputChange.empty()) {
+        verdict.kind = Verdict::Kind::FailValue;
+        verdict.detail = actual.inputChange;
+        return verdict;
+    }
     if (counted && actual.kept != expected.kept) {
-        Verdict verdict;
         verdict.kind = Verdict::Kind::FailCount;
         verdict.detail = fmt::format("expected {} elements, got {}", expected.kept, actual.kept);
+        return verdict;
+    }
+    if (!actual.outsideWrite.empty()) {
+        verdict.kind = Verdict::Kind::FailValue;
+        verdict.detail = actual.outsideWrite;
         return verdict;
     }
     const Verdict ints = compare(actual.output, expected.output);

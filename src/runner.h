@@ -2,6 +2,7 @@
 // Runs one operation of one back end on one input, times it and checks it. The runner
 // calls the library; it never launches a kernel itself.
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -40,15 +41,27 @@ struct Result {
 
 struct Run : Result {
     Timing timing;
+    // What the checks around the calls found, "" when nothing: the first write outside
+    // the output a call defines (into the guard elements after the output, after any
+    // call; or, after the last call, past the count a compaction returned), and the first
+    // change a call made to its input.
+    std::string outsideWrite;
+    std::string inputChange;
 };
+
+/** Elements after the output that every call must leave as poison. */
+constexpr std::size_t kGuardElements = 4096;
 
 /**
  * Runs `op` on a GPU back end with the input on the device, or on the CPU back end with
- * host arrays, through the 64-bit entry points when uses64BitApi(). The output is
- * poisoned before every call, so elements a call fails to write show up in the
- * comparison. Throws std::invalid_argument when the back end does not offer that entry
- * point, and CudaError when CUDA fails, after Common::afterError() has cleared the error
- * (or marked the device lost, after a sticky one).
+ * host arrays, through the 64-bit entry points when uses64BitApi(). The output and
+ * kGuardElements after it are poisoned before every call, so that elements a call fails
+ * to write show up in the comparison; after every call the guard must still be poison and
+ * the input unchanged, and after the last, every output element past those the call
+ * defines must be poison too (Run::outsideWrite, Run::inputChange). Throws
+ * std::invalid_argument when the back end does not offer that entry point, and CudaError
+ * when CUDA fails, after Common::afterError() has cleared the error (or marked the
+ * device lost, after a sticky one).
  */
 Run run(const StreamCompaction::Backend &backend, Op op, const std::vector<int> &input,
         const RunSettings &settings);
@@ -74,9 +87,15 @@ inline Expected expected(Op op, const std::vector<int> &input, StreamCompaction:
 /** The outcome of comparing a run with what was expected. */
 struct Verdict {
     enum class Kind { Passed, FailValue, FailCount } kind = Kind::Passed;
-    std::string detail;  // e.g. "expected 5 elements, got 6" or "a[17] = 3, b[17] = 4"
+    std::string detail;  // e.g. "expected 5 elements, got 6" or "a[17] = 3, expected 4"
     bool passed() const { return kind == Kind::Passed; }
 };
+
+/**
+ * Compares a run with what was expected, in this order: a changed input (FailValue), a
+ * compaction's or partition's count (FailCount), a write outside the output (FailValue),
+ * then the output elements, the first difference named (FailValue).
+ */
 Verdict verify(Op op, const Run &actual, const Expected &expected);
 
 /** The byte written over every output byte before each call. */

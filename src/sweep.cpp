@@ -44,6 +44,14 @@ std::string memoryShortfall(long long largestSize, std::size_t freeBytes) {
 
 double trafficBytes(Op op, long long n, long long kept) { return describe(op).trafficBytes(n, kept); }
 
+void addFigures(Row &row, long long kept, std::optional<double> cpuMs, std::optional<double> cubMs, double copyGBs) {
+    const double ms = row.timing.medianMs;
+    row.bandwidthGBs = trafficBytes(row.op, row.size, kept) / (ms * 1e6);
+    if (copyGBs > 0) row.copyFraction = *row.bandwidthGBs / copyGBs;
+    if (cpuMs) row.speedupVsCpu = *cpuMs / ms;
+    if (cubMs) row.speedupVsCub = *cubMs / ms;
+}
+
 std::string cellSkipReason(const Backend &backend, Op op, long long n) {
     if (pastIntSizes(n) && !offers64(backend, op)) return "n > 2^31 - 1";
     if (!backend.onGpu) return "";
@@ -354,21 +362,14 @@ private:
             row.status = Row::Status::Skipped;  // nothing ran: "needs 98 KiB of shared memory ..."
             row.note = e.what();
         }
-        if (row.status == Row::Status::Passed && row.timing.medianMs > 0) addFigures(row, c.want.kept, baselines);
+        if (row.status == Row::Status::Passed && row.timing.medianMs > 0) {
+            addFigures(row, c.want.kept, baselines.cpuMs, baselines.referenceMs, copyGBs_);
+        }
         if (row.status == Row::Status::Passed && backend.onGpu && !backend.honoursBlockSize &&
             options_.blockSizes.size() > 1) {
             row.note = kFixedTileShape;
         }
         return row;
-    }
-
-    // Effective bandwidth, its fraction of the copy's, and the speed-ups.
-    void addFigures(Row &row, long long kept, const Baselines &baselines) const {
-        const double ms = row.timing.medianMs;
-        row.bandwidthGBs = trafficBytes(row.op, row.size, kept) / (ms * 1e6);
-        if (copyGBs_ > 0) row.copyFraction = *row.bandwidthGBs / copyGBs_;
-        if (baselines.cpuMs) row.speedupVsCpu = *baselines.cpuMs / ms;
-        if (baselines.referenceMs) row.speedupVsCub = *baselines.referenceMs / ms;
     }
 
     // Every cell of one input reported skipped: for the back end's own reason

@@ -4,6 +4,7 @@
 // each cell finishes.
 
 #include <cstddef>
+#include <optional>
 #include <string>
 
 #include "cli.h"
@@ -28,6 +29,14 @@ std::string memoryShortfall(long long largestSize, std::size_t freeBytes);
  * (the least any sort can move).
  */
 double trafficBytes(Op op, long long n, long long kept);
+
+/**
+ * A passed row's figures, from its median time and the kept count (compact): effective
+ * bandwidth, trafficBytes / median; its fraction of the measured copy bandwidth
+ * `copyGBs` (when > 0); and the speed-ups over the CPU's and CUB's medians of the same
+ * input (when measured), each that median / this median.
+ */
+void addFigures(Row &row, long long kept, std::optional<double> cpuMs, std::optional<double> cubMs, double copyGBs);
 
 /**
  * Why a cell of n elements cannot run on the back end, or "" when it can: first

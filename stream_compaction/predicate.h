@@ -1,7 +1,8 @@
 #pragma once
 // What compaction keeps: the course's "non-zero", the textbook's "multiple of k", or
-// "greater than t". A small value type, evaluated the same way on host and device so
-// the CPU reference and every GPU back end agree by construction.
+// "greater than t". A small value type, evaluated the same way on host and device by
+// every back end. The tests check it against a predicate written apart from this one
+// (testing_helpers/reference_predicate.hpp), so a mistake here cannot hide in both.
 
 #include <string>
 
@@ -17,7 +18,7 @@ struct Predicate {
     enum class Kind { NonZero, MultipleOf, GreaterThan };
 
     Kind kind = Kind::NonZero;
-    int operand = 0;  // k for MultipleOf (k != 0), t for GreaterThan
+    int operand = 0;  // k for MultipleOf (k != 0; the command line takes k >= 1), t for GreaterThan
 
     static Predicate nonZero() { return {Kind::NonZero, 0}; }
     static Predicate multipleOf(int k) { return {Kind::MultipleOf, k}; }
@@ -25,7 +26,9 @@ struct Predicate {
 
     SC_HOST_DEVICE bool operator()(int v) const {
         switch (kind) {
-            case Kind::MultipleOf: return v % operand == 0;
+            // Every int is a multiple of -1; asking v % -1 instead is undefined for
+            // v = INT_MIN (the quotient 2^31 overflows) and traps on x86.
+            case Kind::MultipleOf: return operand == -1 || v % operand == 0;
             case Kind::GreaterThan: return v > operand;
             default: return v != 0;
         }

@@ -1,12 +1,17 @@
 #pragma once
 // Independent CPU references, written with the standard library rather than the CPU
-// back end's loops, so that the CPU back end is checked too.
+// back end's loops, so that the CPU back end is checked too. Compaction and partition
+// decide what is kept with ReferencePredicate, not with the Predicate code that the back
+// ends run.
 
 #include <algorithm>
+#include <iterator>
 #include <numeric>
 #include <vector>
 
 #include <stream_compaction/predicate.h>
+
+#include "reference_predicate.hpp"
 
 namespace TestingHelpers {
 
@@ -30,15 +35,20 @@ inline std::vector<long long> referenceScanInt64(const std::vector<int> &input) 
 /** The elements that `keep` accepts, in order. */
 inline std::vector<int> referenceCompact(const std::vector<int> &input, StreamCompaction::Predicate keep) {
     std::vector<int> kept;
-    std::copy_if(input.begin(), input.end(), std::back_inserter(kept), keep);
+    std::copy_if(input.begin(), input.end(), std::back_inserter(kept), ReferencePredicate{keep});
     return kept;
 }
 
 /** Kept elements first, then the rest, each group in input order. */
 inline std::vector<int> referencePartition(const std::vector<int> &input, StreamCompaction::Predicate keep) {
     std::vector<int> partitioned = input;
-    std::stable_partition(partitioned.begin(), partitioned.end(), keep);
+    std::stable_partition(partitioned.begin(), partitioned.end(), ReferencePredicate{keep});
     return partitioned;
+}
+
+/** How many elements `keep` accepts. */
+inline long long referenceKeptCount(const std::vector<int> &input, StreamCompaction::Predicate keep) {
+    return static_cast<long long>(std::count_if(input.begin(), input.end(), ReferencePredicate{keep}));
 }
 
 /** Ascending order. */

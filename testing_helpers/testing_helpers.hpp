@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <random>
 #include <string>
 
@@ -77,6 +78,11 @@ inline void zeroArray(int n, int *a) {
 
 inline void onesArray(int n, int *a) {
     for (int i = 0; i < n; ++i) a[i] = 1;
+}
+
+/** Fills n elements with 0xCD bytes, so that an element a call never writes is seen. */
+inline void poisonArray(int n, int *a) {
+    if (n > 0) std::memset(a, 0xCD, static_cast<std::size_t>(n) * sizeof(int));
 }
 
 /** n values drawn uniformly from [0, maxval), from the seeded generator. */

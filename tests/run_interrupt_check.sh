@@ -12,12 +12,22 @@ for signal in INT TERM; do
   "$program" --backends cpu --ops scan,compact,sort --sizes 2^16:2^26 --reps 3 --quiet --format csv \
     --output "$dir/$signal.csv" --output "$dir/$signal.json" --output "$dir/$signal.md" >"$dir/$signal.out" 2>"$dir/$signal.err" &
   pid=$!
-  # Wait for some finished rows, then stop it.
-  for _ in $(seq 1 100); do
-    rows=$(grep -c '^scan,' "$dir/$signal.csv" 2>/dev/null)
-    [ "${rows:-0}" -ge 3 ] && break
+  # Wait for the first finished row, however long the machine takes to write it, then
+  # stop the sweep; it must still be running (its largest cells take seconds).
+  waited=0
+  until grep -q '^scan,' "$dir/$signal.csv" 2>/dev/null; do
+    if ! kill -0 "$pid" 2>/dev/null; then
+      echo "FAIL: SIG$signal: the sweep ended before writing a row"; failed=1; continue 2
+    fi
+    if [ "$waited" -ge 6000 ]; then
+      echo "FAIL: SIG$signal: no finished row after 600 s"; kill "$pid"; wait "$pid"; failed=1; continue 2
+    fi
     sleep 0.1
+    waited=$((waited + 1))
   done
+  if ! kill -0 "$pid" 2>/dev/null; then
+    echo "FAIL: SIG$signal: the sweep finished before it could be stopped"; failed=1; continue
+  fi
   kill -s "$signal" "$pid"
   wait "$pid"
   status=$?

@@ -4,7 +4,6 @@
 #include <functional>
 #include <stdexcept>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -75,17 +74,27 @@ TEST(SelectInChunks, ChunksWriteOneAfterAnother) {
     }
 }
 
-// Misuse throws; a proper bracket around a 5 ms sleep reads at least 5 (milliseconds, not
-// seconds) and well under 5000 (not microseconds).
-TEST(PerformanceTimer, CpuMisuseThrows) {
+// Misuse throws; a proper bracket reads in milliseconds. The bracket is timed again
+// around it and inside it with a steady clock, and its reading must lie between the two
+// (with room for the clocks' own resolution): a reading in seconds or microseconds would
+// be a thousand times off, however slow or loaded the machine.
+TEST(PerformanceTimer, CpuMisuseThrowsAndABracketReadsMilliseconds) {
+    using Steady = std::chrono::steady_clock;
+    const auto ms = [](Steady::duration d) { return std::chrono::duration<double, std::milli>(d).count(); };
     PerformanceTimer timer;
     EXPECT_THROW(timer.endCpuTimer(), std::runtime_error);
+    const Steady::time_point outerStart = Steady::now();
     timer.startCpuTimer();
+    const Steady::time_point innerStart = Steady::now();
     EXPECT_THROW(timer.startCpuTimer(), std::runtime_error);
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    while (Steady::now() - innerStart < std::chrono::milliseconds(2)) {
+    }
+    const double inner = ms(Steady::now() - innerStart);
     timer.endCpuTimer();
-    EXPECT_GE(timer.getCpuElapsedTimeForPreviousOperation(), 5.0f);
-    EXPECT_LT(timer.getCpuElapsedTimeForPreviousOperation(), 1000.0f);
+    const double outer = ms(Steady::now() - outerStart);
+    const double reading = timer.getCpuElapsedTimeForPreviousOperation();
+    EXPECT_GE(reading, inner - 0.01) << "inside the bracket " << inner << " ms passed";
+    EXPECT_LE(reading, outer + 0.01) << "around the bracket " << outer << " ms passed";
     EXPECT_THROW(timer.endCpuTimer(), std::runtime_error);
 }
 

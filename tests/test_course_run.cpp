@@ -2,6 +2,7 @@
 // size: the sections, the tests each back end runs, their verdicts and the exit status.
 
 #include <algorithm>
+#include <cstdint>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -12,16 +13,22 @@
 
 #include "cli_test_support.h"
 #include "course_run.h"
+#include "reference.hpp"
+#include "runner.h"
 #include "test_support.h"
+#include "testing_helpers.hpp"
 
 namespace {
 
 using Lines = std::vector<std::string>;
 
-// Parses `args` (which must be accepted), with a fresh --seed, runs the course sequence
-// with stdout captured and returns its exit status; `lines` gets what it printed.
-int runCourseCapturing(std::vector<const char *> args, Lines &lines) {
-    const std::string seed = std::to_string(TestSupport::freshSeed());
+// Parses `args` (which must be accepted), with a fresh --seed (also put in `usedSeed`),
+// runs the course sequence with stdout captured and returns its exit status; `lines` gets
+// what it printed.
+int runCourseCapturing(std::vector<const char *> args, Lines &lines, std::uint64_t *usedSeed = nullptr) {
+    const std::uint64_t fresh = TestSupport::freshSeed();
+    if (usedSeed) *usedSeed = fresh;
+    const std::string seed = std::to_string(fresh);
     args.push_back("--seed");
     args.push_back(seed.c_str());
     Harness::Options options;
@@ -76,6 +83,65 @@ TEST(CourseRun, CpuOnlyRunsAndPassesEveryCpuTest) {
     EXPECT_EQ(linesStartingWith(lines, "===="), cpuTests()) << all;
     EXPECT_EQ(countOf(lines, "    passed"), 10) << all;
     EXPECT_EQ(linesStartingWith(lines, "    FAIL"), Lines{}) << all;
+}
+
+// The line after `title` and its elapsed-time line: the CPU's printed output.
+std::string printedAfter(const Lines &lines, const std::string &title) {
+    const auto at = std::find(lines.begin(), lines.end(), title);
+    if (at == lines.end() || lines.end() - at < 3) return "<no " + title + ">";
+    return *(at + 2);
+}
+
+std::string printed(const std::vector<int> &values) {
+    return "    " + TestingHelpers::formatArray(static_cast<long long>(values.size()), values.data(), true);
+}
+
+// The CPU's printed inputs and outputs are those of the data the run made: the seeded
+// random inputs of SIZE elements and their first NPOT = SIZE - 3, each output recomputed
+// here with the independent references (the abridged print shows the last two elements,
+// so a wrong NPOT shows).
+TEST(CourseRun, CpuOutputsAreThoseOfSizeAndSizeMinus3) {
+    Lines lines;
+    std::uint64_t seed = 0;
+    const int status = runCourseCapturing({"--size", "2^8", "--backends", "cpu", "--reps", "1"}, lines, &seed);
+    const std::string all = testing::PrintToString(lines);
+    ASSERT_EQ(status, 0) << all;
+    using Harness::Op;
+    TestingHelpers::setSeed(seed);
+    const std::vector<int> scanInput = Harness::randomInput(Op::Scan, 256);
+    const std::vector<int> flags = Harness::randomInput(Op::Compact, 256);
+    const std::vector<int> sortInput = Harness::randomInput(Op::Sort, 256);
+    const auto npot = [](const std::vector<int> &values) { return std::vector<int>(values.begin(), values.end() - 3); };
+    const auto nonZero = StreamCompaction::Predicate::nonZero();
+    struct Expectation {
+        std::string title;
+        std::vector<int> output;
+    };
+    const std::vector<Expectation> expectations = {
+        {"cpu scan, power-of-two", TestingHelpers::referenceScan(scanInput)},
+        {"cpu scan, non-power-of-two", TestingHelpers::referenceScan(npot(scanInput))},
+        {"cpu compact without scan, power-of-two", TestingHelpers::referenceCompact(flags, nonZero)},
+        {"cpu compact without scan, non-power-of-two", TestingHelpers::referenceCompact(npot(flags), nonZero)},
+        {"cpu compact with scan, power-of-two", TestingHelpers::referenceCompact(flags, nonZero)},
+        {"cpu compact with scan, non-power-of-two", TestingHelpers::referenceCompact(npot(flags), nonZero)},
+        {"cpu partition, power-of-two", TestingHelpers::referencePartition(flags, nonZero)},
+        {"cpu partition, non-power-of-two", TestingHelpers::referencePartition(npot(flags), nonZero)},
+        {"cpu sort, power-of-two", TestingHelpers::referenceSort(sortInput)},
+        {"cpu sort, non-power-of-two", TestingHelpers::referenceSort(npot(sortInput))},
+    };
+    for (const Expectation &e : expectations) {
+        EXPECT_EQ(printedAfter(lines, "==== " + e.title + " ===="), printed(e.output)) << e.title << ", seed " << seed;
+    }
+    // The inputs, after each banner.
+    for (const auto &[banner, input] : {std::pair<std::string, const std::vector<int> *>{"** SCAN TESTS **", &scanInput},
+                                        {"** STREAM COMPACTION TESTS **", &flags},
+                                        {"** PARTITION TESTS **", &flags},
+                                        {"** RADIX SORT TESTS **", &sortInput}}) {
+        const auto at = std::find(lines.begin(), lines.end(), banner);
+        ASSERT_NE(at, lines.end()) << banner;
+        ASSERT_LT(at + 2, lines.end());
+        EXPECT_EQ(*(at + 2), printed(*input)) << banner;
+    }
 }
 
 // A GPU back end without a device: its tests say so and are not failures.

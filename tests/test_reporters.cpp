@@ -3,7 +3,9 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <map>
 #include <memory>
@@ -427,6 +429,128 @@ TEST(TextReporter, ColumnsLineUp) {
     };
     EXPECT_EQ(width(table[0]), width(table[1]));
     EXPECT_EQ(width(table[1]), width(table[2]));
+}
+
+// Every character that CSV or JSON must quote or escape, alone and together, in a row's
+// note and in the context's command line: each reads back as it was written.
+TEST(Reports, QuotesBackslashesCommasAndNewlinesRoundTrip) {
+    const std::vector<std::string> texts = {"say \"hi\"", "C:\\temp\\new", "a,b", "line\nnext", "cr\rhere",
+                                            "tab\there", "\"", "\\", "ends with \\", "all: \"a,b\"\\\n\r\t\x01 end"};
+    for (const std::string &text : texts) {
+        SCOPED_TRACE(testing::PrintToString(text));
+        Row row = cpuRow();
+        row.note = text;
+        std::vector<std::string> comments;
+        const auto records = readCsv(report(Format::Csv, {row}), comments);
+        ASSERT_EQ(records.size(), 2u);
+        ASSERT_EQ(records[1].size(), records[0].size());
+        EXPECT_EQ(records[1].back(), text);  // the note is the last column
+        const Json document = JsonReader(report(Format::Json, {row})).document();
+        ASSERT_EQ(document["rows"].array.size(), 1u);
+        EXPECT_EQ(document["rows"].array[0]["note"].string, text);
+
+        std::FILE *file = std::tmpfile();
+        auto reporter = Harness::makeReporter(Format::Json, file, "the test file");
+        Context context = sampleContext();
+        context.commandLine = text;
+        reporter->begin(context);
+        reporter->end();
+        std::rewind(file);
+        std::string json;
+        for (int c = std::fgetc(file); c != EOF; c = std::fgetc(file)) json += static_cast<char>(c);
+        std::fclose(file);
+        EXPECT_EQ(JsonReader(json).document()["context"]["command_line"].string, text);
+    }
+}
+
+// The text table, line by line: sizes left-aligned, every other column right-aligned to
+// its widest cell, and two spaces between columns.
+TEST(TextReporter, NumbersAlignRightAndSizesLeft) {
+    Row cpu = cpuRow(), gpu = gpuRow();
+    Row cpuCompanion = cpu, gpuCompanion = gpu;
+    cpuCompanion.size = gpuCompanion.size = 1021;
+    cpuCompanion.npot = gpuCompanion.npot = true;
+    cpuCompanion.timing = {12.5, 10, 15, 5};
+    gpuCompanion.timing = {125.5, 100.25, 150, 5};
+    gpuCompanion.bandwidthGBs = 1234.5;
+    gpuCompanion.speedupVsCpu = 123.4;
+    gpuCompanion.speedupVsCub = 0.5;
+    const std::string text = report(Format::Text, {cpu, gpu, cpuCompanion, gpuCompanion});
+    const std::string tables =
+        "compact: median time, ms (min–max)\n"
+        "  size      block                     cpu            efficient\n"
+        "  --------  -----  ----------------------  -------------------\n"
+        "  2^10        256     2.500 (2.000–3.000)       0.25 (0.2–0.5)\n"
+        "  2^10 - 3    256  12.500 (10.000–15.000)  125.5 (100.2–150.0)\n"
+        "\n"
+        "compact: effective bandwidth, GB/s (% of measured copy bandwidth)\n"
+        "  size      block  cpu  efficient\n"
+        "  --------  -----  ---  ---------\n"
+        "  2^10        256  2.8   2.8 (1%)\n"
+        "  2^10 - 3    256  2.8  1234 (1%)\n"
+        "\n"
+        "compact: speed-up (over cpu, over cub)\n"
+        "  size      block           efficient\n"
+        "  --------  -----  ------------------\n"
+        "  2^10        256             10× cpu\n"
+        "  2^10 - 3    256  123× cpu, 0.5× cub\n"
+        "\n";
+    const auto at = text.find("compact: median time");
+    ASSERT_NE(at, std::string::npos) << text;
+    EXPECT_EQ(text.substr(at), tables);
+}
+
+// Times, bandwidths and ratios at the boundaries where their formats change.
+TEST(MarkdownReporter, FiguresChangeFormatAtTheirBoundaries) {
+    struct Case {
+        double ms;
+        double gbs;
+        double ratio;
+        const char *time, *bandwidth, *speedup;
+    };
+    const Case cases[] = {
+        {0.123456, 99.94, 99.94, "0.123 (0.123–0.123)", "99.9", "99.9× cpu"},
+        {1, 100, 100, "1.000 (1.000–1.000)", "100", "100× cpu"},
+        {99.99, 1234.4, 1234.4, "99.990 (99.990–99.990)", "1234", "1234× cpu"},
+        {100, 5, 2.5, "100.0 (100.0–100.0)", "5.0", "2.5× cpu"},
+        {250, 0.5, 999.7, "250.0 (250.0–250.0)", "0.5", "1000× cpu"},
+    };
+    for (const Case &c : cases) {
+        Row row = gpuRow();
+        row.timing = {c.ms, c.ms, c.ms, 5};
+        row.bandwidthGBs = c.gbs;
+        row.copyFraction.reset();
+        row.speedupVsCpu = c.ratio;
+        const std::string text = report(Format::Markdown, {row});
+        EXPECT_NE(text.find("| 2^10 | 256 | " + std::string(c.time) + " |"), std::string::npos) << text;
+        EXPECT_NE(text.find("| 2^10 | 256 | " + std::string(c.bandwidth) + " |"), std::string::npos) << text;
+        EXPECT_NE(text.find("| 2^10 | 256 | " + std::string(c.speedup) + " |"), std::string::npos) << text;
+    }
+}
+
+// A stream whose every write fails as on a full disk (ENOSPC), on any machine.
+ssize_t writeToFullDisk(void *, const char *, size_t) {
+    errno = ENOSPC;
+    return -1;
+}
+
+// A report that cannot be written throws at its first write, naming where it was going
+// and why, in every format.
+TEST(Reports, AWriteThatFailsThrowsNamingTheDestinationAndWhy) {
+    for (Format format : {Format::Text, Format::Markdown, Format::Csv, Format::Json}) {
+        cookie_io_functions_t io{};
+        io.write = writeToFullDisk;
+        std::FILE *file = fopencookie(nullptr, "w", io);
+        ASSERT_NE(file, nullptr);
+        auto reporter = Harness::makeReporter(format, file, "'full.csv'");
+        try {
+            reporter->begin(sampleContext());
+            ADD_FAILURE() << "no exception";
+        } catch (const std::runtime_error &e) {
+            EXPECT_EQ(std::string(e.what()), std::string("cannot write 'full.csv': ") + std::strerror(ENOSPC));
+        }
+        std::fclose(file);
+    }
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include "runner.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <limits>
 #include <random>
@@ -44,28 +45,55 @@ Out poisonValue() {
     return value;
 }
 
+// What is wrong with an implementation's own timer readings, one per timed call:
+// readings of zero, below zero or not a number, or every one unchanged from the reading
+// before its call (a function that never sets its timer); "" when nothing is.
+std::string implementationTimerNote(const std::vector<double> &readings, int unchanged) {
+    const auto count = [&readings](auto test) { return std::count_if(readings.begin(), readings.end(), test); };
+    const auto n = readings.size();
+    std::vector<std::string> notes;
+    const auto add = [&](long long k, const char *what) {
+        if (k > 0) notes.push_back(fmt::format("the timer read {} on {} of {} calls", what, k, n));
+    };
+    add(count([](double ms) { return ms == 0; }), "0 ms");
+    add(count([](double ms) { return ms < 0; }), "a negative time");
+    add(count([](double ms) { return std::isnan(ms); }), "NaN");
+    if (n > 0 && unchanged == static_cast<int>(n)) {
+        notes.push_back("the timer's reading never changed across a call: the function does not set it");
+    }
+    std::string note;
+    for (const std::string &each : notes) note += (note.empty() ? "" : "; ") + each;
+    return note;
+}
+
 // Makes settings.warmup untimed and settings.reps timed calls of `call(out, in)`, which
 // returns how many output elements it defines, with the output poisoned before each:
-// on device copies of the input for a GPU back end, on host arrays for the CPU.
-// Returns the elements the last call defined; `timing` gets the timed calls' summary.
+// on device copies of the input for a GPU back end, on host arrays for a back end that
+// takes them. Returns the elements the last call defined; `timing` gets the timed calls'
+// summary, from the back end's timer or, timed by the implementation, its own.
 template <typename Out, typename Call>
 std::vector<Out> timedCalls(const Backend &backend, const std::vector<int> &input, const RunSettings &settings,
                             Call call, Timing &timing) {
-    auto elapsedMs = [&backend] {
+    const bool ownTimer = StreamCompaction::timedByImplementation(backend);
+    auto elapsedMs = [&backend, ownTimer]() -> double {
+        if (ownTimer) return backend.implementationTimer();
         return backend.onGpu ? backend.timer().getGpuElapsedTimeForPreviousOperation()
                              : backend.timer().getCpuElapsedTimeForPreviousOperation();
     };
     std::vector<double> times;
+    int unchanged = 0;  // timed calls after which an implementation's timer read as before
     long long defined = 0;
     auto warmUpThenTime = [&](auto poisonedCall) {
         for (int i = 0; i < settings.warmup; ++i) poisonedCall();
         for (int i = 0; i < settings.reps; ++i) {
+            const double before = ownTimer ? elapsedMs() : 0;
             defined = poisonedCall();
             times.push_back(elapsedMs());
+            if (ownTimer && times.back() == before) ++unchanged;
         }
     };
     std::vector<Out> output;
-    if (backend.onGpu) {
+    if (!StreamCompaction::takesHostArrays(backend)) {
         DeviceBuffer<int> dIn(input.size());
         DeviceBuffer<Out> dOut(input.size());
         dIn.upload(input.data(), input.size());
@@ -83,7 +111,13 @@ std::vector<Out> timedCalls(const Backend &backend, const std::vector<int> &inpu
         });
         output.resize(static_cast<std::size_t>(defined));
     }
+    std::string note;
+    if (ownTimer) {
+        note = implementationTimerNote(times, unchanged);
+        std::erase_if(times, [](double ms) { return std::isnan(ms); });
+    }
     timing = summarize(std::move(times));
+    timing.note = std::move(note);
     return output;
 }
 

@@ -16,6 +16,10 @@ struct Timing {
     double minMs = 0;
     double maxMs = 0;
     int reps = 0;
+    // For a back end timed by the implementation: what was wrong with its timer's
+    // readings ("the timer read 0 ms on 5 of 5 calls"), or "". Readings that are not
+    // numbers are left out of the figures above.
+    std::string note = {};
 };
 
 struct RunSettings {
@@ -43,8 +47,9 @@ struct Run : Result {
 };
 
 /**
- * Runs `op` on a GPU back end with the input on the device, or on the CPU back end with
- * host arrays, through the 64-bit entry points when uses64BitApi(). The output is
+ * Runs `op` on a GPU back end with the input on the device, or with host arrays on a back
+ * end that takes them (StreamCompaction::takesHostArrays: the CPU, a course submission,
+ * whose own timer gives the times), through the 64-bit entry points when uses64BitApi(). The output is
  * poisoned before every call, so elements a call fails to write show up in the
  * comparison. Throws std::invalid_argument when the back end does not offer that entry
  * point, and CudaError when CUDA fails, after Common::afterError() has cleared the error

@@ -47,11 +47,12 @@ Entry offered(const Backend &backend, Entry entry, const char *op) {
     return entry;
 }
 
-// `call(out, in)` on host arrays: directly for the CPU; for a GPU back end on device
-// copies, named for errors as "cub scan, n = ...".
+// `call(out, in)` on host arrays: directly for a back end that takes them (the CPU, a
+// course submission); for a GPU back end on device copies, named for errors as
+// "cub scan, n = ...".
 template <typename Call>
 auto onHost(const Backend &backend, const char *op, int n, int *odata, const int *idata, Call call) {
-    if (!backend.onGpu) return call(odata, idata);
+    if (takesHostArrays(backend)) return call(odata, idata);
     Common::Operation operation(backend.name, op, n);
     return Common::onDeviceCopies(n, odata, idata, call);
 }

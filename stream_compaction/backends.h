@@ -54,7 +54,11 @@ inline bool timedByImplementation(const Backend &backend) { return backend.imple
 /** Whether the back end's entry points take host arrays: the CPU's, and those timed by the implementation. */
 inline bool takesHostArrays(const Backend &backend) { return !backend.onGpu || timedByImplementation(backend); }
 
-/** Every back end, in the order the course's output lists them. */
+/**
+ * Every back end, in the order the course's output lists them; a course submission's rows
+ * (student.h) follow the project's rows of the same course namespace once the program
+ * has loaded it.
+ */
 const std::vector<Backend> &backends();
 
 /** The back end with this command-line name, or nullptr. */

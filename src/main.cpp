@@ -1,4 +1,5 @@
-// cis565_stream_compaction: the course's test sequence by default, a sweep on request.
+// cis565_stream_compaction: the course's test sequence by default, a sweep or the grade of
+// a course submission on request.
 
 #include <algorithm>
 #include <exception>
@@ -9,6 +10,7 @@
 
 #include "cli.h"
 #include "course_run.h"
+#include "grade.h"
 #include "sweep.h"
 
 int main(int argc, char **argv) {
@@ -22,7 +24,9 @@ int main(int argc, char **argv) {
     const std::string &problem = StreamCompaction::Student::problem();
     if (!problem.empty()) fmt::print(stderr, "cis565_stream_compaction: {}\n\n", problem);
     try {
-        const int result = options.sweep ? Harness::runSweep(options) : Harness::runCourseSequence(options);
+        const int result = options.grade   ? Harness::runGrade(options)
+                           : options.sweep ? Harness::runSweep(options)
+                                           : Harness::runCourseSequence(options);
         return problem.empty() ? result : std::max(result, 1);
     } catch (const std::exception &e) {
         std::fflush(stdout);

@@ -7,7 +7,11 @@
 #            the functions it lacks read "not offered"
 #   broken   a submission that did not compile: its first errors with file and line, then
 #            the project's own back ends run; exit status 1
-# Exit 77 (skipped) is used by the GPU checks of the grade (see run_grade_checks.sh).
+#   grade-cpu      the grade's CPU columns all pass
+#   grade-crashes  tests/fixtures/crashes graded: a segfault and an exception fail their
+#                  cases alone; the missing functions read "not offered" in every row
+#   grade-gpu      the grade's GPU columns as each fixture's GPU code makes them; exit 77
+#                  (skipped) without a CUDA device. The fixture is named by its library's folder.
 check="$1"
 program="$2"
 SC_STUDENT_LIBRARY="$3"
@@ -32,10 +36,12 @@ count() {
   if [ "$found" -eq "$3" ]; then echo "ok: $3 x '$2'"; else fail "$found x '$2' in $1, expected $3"; fi
 }
 
-# status COMMAND...: runs the program, stdout to $dir/out, stderr to $dir/err; sets $status.
+# run ARGS...: runs the program, stdout to $dir/out, stderr to $dir/err; sets $status.
+# $dir/rows gets the lines of stdout that are not "#" comments (a CSV report's rows).
 run() {
   "$program" "$@" >"$dir/out" 2>"$dir/err"
   status=$?
+  grep -v '^#' "$dir/out" >"$dir/rows"
 }
 
 case "$check" in
@@ -83,6 +89,106 @@ case "$check" in
     count "$dir/out" "    passed" 10
     # The submission's: cpu scan, compact without and with scan, naive scan.
     count "$dir/out" "not offered: the submission did not build (see above)" 4
+    ;;
+  grade-cpu)
+    run --grade --backends student-cpu --format csv
+    [ "$status" -eq 0 ] || fail "grade exit $status"
+    for function in "cpu scan" "cpu compactWithoutScan" "cpu compactWithScan"; do
+      count "$dir/rows" ",$function,passed," 17
+    done
+    expect "$dir/out" "# 51 passed, 0 failed"
+    run --grade --backends student-cpu --format json
+    if python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); sys.exit(d["passed"] != 51 or d["failed"] != 0)' \
+        "$dir/out" 2>/dev/null || ! command -v python3 >/dev/null; then
+      echo "ok: json"
+    else
+      fail "json"
+    fi
+    run --grade --backends student-cpu --format markdown
+    expect "$dir/out" "| case | n | cpu scan | cpu compactWithoutScan | cpu compactWithScan |"
+    run --grade --backends student-cpu
+    if tail -n 1 "$dir/out" | grep -qx "51 passed, 0 failed"; then echo "ok: last line"; else fail "last line"; fi
+    ;;
+  grade-crashes)
+    run --grade --format csv
+    [ "$status" -eq 1 ] || fail "grade exit $status, expected 1"
+    count "$dir/rows" ",cpu scan,passed," 17
+    expect "$dir/rows" "2^20 (the course's),1048576,cpu compactWithoutScan,passed,"
+    expect "$dir/rows" "n = 1,1,cpu compactWithoutScan,crashed,,the process died of signal 11"
+    expect "$dir/rows" "all zeros (n = 10000),10000,cpu compactWithoutScan,crashed,,the process died of signal 11"
+    count "$dir/rows" ',cpu compactWithScan,crashed,,"student-cpu compactWithScan, n = ' 17
+    count "$dir/rows" "the implementation threw: CPU timer already started" 17
+    count "$dir/rows" ",not offered,," 68
+    if tail -n 1 "$dir/out" | grep -qE "^# [0-9]+ passed, [0-9]+ failed$"; then echo "ok: last line"; else fail "last line"; fi
+    ;;
+  grade-gpu)
+    run --grade --format csv
+    if grep -qF ",skipped,,no CUDA device" "$dir/out"; then
+      echo "skipped: no CUDA device"
+      exit 77
+    fi
+    fixture=$(basename "$(dirname "$SC_STUDENT_LIBRARY")")
+    for function in "cpu scan" "cpu compactWithoutScan" "cpu compactWithScan"; do
+      count "$dir/rows" ",$function,passed," 17
+    done
+    case "$fixture" in
+      global-kernels)
+        [ "$status" -eq 0 ] || fail "grade exit $status"
+        expect "$dir/out" "# 119 passed, 0 failed"
+        # Its block size is a macro: a block-size sweep measures it once, and says so.
+        run --sizes 2^16 --block-sizes 128,256 --backends student-naive --ops scan --npot --format csv
+        count "$dir/out" "fixed block size: measured once, for every block size" 2
+        ;;
+      timer-includes-malloc)
+        [ "$status" -eq 1 ] || fail "grade exit $status, expected 1 (no efficient compact)"
+        count "$dir/rows" ",efficient compact,not offered,," 17
+        expect "$dir/out" "# 102 passed, 17 failed"
+        # Its setBlockSize hook: the grade passes at another block size, and a block-size
+        # sweep measures it at each one.
+        run --grade --block-size 512 --backends student-naive,student-efficient --format csv
+        expect "$dir/out" "# 34 passed, 17 failed"
+        run --sizes 2^16 --block-sizes 128,256 --backends student-naive --ops scan --no-npot --format csv
+        expect "$dir/rows" "scan,student-naive,65536,false,128,"
+        expect "$dir/rows" "scan,student-naive,65536,false,256,"
+        count "$dir/rows" ",passed,timed by the implementation" 2
+        ;;
+      npot-off-by-one)
+        [ "$status" -eq 1 ] || fail "grade exit $status, expected 1"
+        count "$dir/rows" ",naive scan,passed," 17
+        count "$dir/rows" ",thrust scan,passed," 17
+        # ilog2 for ilog2ceil: wrong from index 2^floor(log2 n) on, when n is not a power of two.
+        for line in "2^20 (the course's),1048576,efficient scan,passed," \
+                    "2^20 - 3 (the course's),1048573,efficient scan,fail value,524288," \
+                    "n = 1,1,efficient scan,passed," "n = 32,32,efficient scan,passed," \
+                    "n = 1000,1000,efficient scan,fail value,512," \
+                    "n = 2^16 - 1,65535,efficient scan,fail value,32768," \
+                    "n = 2^20 + 1,1048577,efficient scan,fail value,1048576," \
+                    "n = 2^24 + 7,16777223,efficient scan,fail value,16777216," \
+                    "all zeros (n = 10000),10000,efficient scan,passed," \
+                    "no zeros (n = 10000),10000,efficient scan,fail value,8192," \
+                    "negative values (n = 10000),10000,efficient scan,fail value,8192," \
+                    "2^20 (the course's),1048576,efficient compact,passed," \
+                    "2^20 - 3 (the course's),1048573,efficient compact,fail count," \
+                    "n = 2^20 + 1,1048577,efficient compact,fail count," \
+                    "n = 2^24 + 7,16777223,efficient compact,fail count," \
+                    "all zeros (n = 10000),10000,efficient compact,passed,"; do
+          expect "$dir/rows" "$line"
+        done
+        ;;
+      gpu-faults)
+        [ "$status" -eq 1 ] || fail "grade exit $status, expected 1"
+        # A launch error is not sticky: every case fails with it and the next one runs.
+        expect "$dir/rows" "n = 1,1,naive scan,passed,"
+        count "$dir/rows" ",naive scan,crashed," 16
+        count "$dir/rows" "invalid configuration argument" 16
+        # A fault is: its case fails, and every later GPU case is not run, with one line.
+        expect "$dir/rows" "2^20 (the course's),1048576,efficient scan,crashed,"
+        count "$dir/rows" ",efficient scan,not run," 16
+        count "$dir/rows" ",efficient compact,not run," 17
+        count "$dir/rows" ",thrust scan,not offered,," 17
+        count "$dir/out" "# GPU cases stop here: " 1
+        ;;
+    esac
     ;;
   *)
     echo "unknown check $check"

@@ -12,6 +12,7 @@
 
 #include <stream_compaction/backends.h>
 #include <stream_compaction/launch.h>
+#include <stream_compaction/student.h>
 
 namespace Harness {
 
@@ -260,6 +261,7 @@ constexpr const char *kCourseGroup = "Course test sequence (the default)";
 constexpr const char *kRunGroup = "Back ends and timing";
 constexpr const char *kSweepGroup = "Sweep (any of these runs a sweep instead of the test sequence)";
 constexpr const char *kReportGroup = "Reports (--format and --output also run a sweep)";
+constexpr const char *kGradeGroup = "Grading a course submission (make run STUDENT=DIR)";
 
 // The text of the options, parsed here after CLI11 has checked them (CLI11's own number
 // conversion would read "010" as octal 8).
@@ -433,6 +435,13 @@ int parseCommandLine(int argc, const char *const *argv, Options &options) {
     RawText raw;
     addRunOptions(app, options, raw);
     const std::vector<CLI::Option *> sweepFlags = addSweepOptions(app, options, raw);
+    CLI::Option *grade =
+        app.add_flag("--grade", options.grade,
+                     "Grade the course submission built in with STUDENT=DIR: every course function on the course's "
+                     "SIZE and SIZE - 3 and on edge cases, one call each on a poisoned output, as a table of cases x "
+                     "functions (--format and --output take it; --backends picks its student-* columns)")
+            ->group(kGradeGroup);
+    for (const char *sweepOnly : {"--sizes", "--block-sizes", "--ops", "--keep", "--npot"}) grade->excludes(sweepOnly);
 
     try {
         app.parse(argc, argv);
@@ -442,8 +451,13 @@ int parseCommandLine(int argc, const char *const *argv, Options &options) {
         fmt::print(stderr, "cis565_stream_compaction: {}\n", e.what());
         return 2;
     }
-    options.sweep = std::any_of(sweepFlags.begin(), sweepFlags.end(),
-                                [](const CLI::Option *flag) { return flag->count() > 0; });
+    options.sweep = !options.grade && std::any_of(sweepFlags.begin(), sweepFlags.end(),
+                                                  [](const CLI::Option *flag) { return flag->count() > 0; });
+    if (options.grade && !StreamCompaction::Student::loaded()) {
+        fmt::print(stderr, "cis565_stream_compaction: --grade: no course submission is built in; build one with "
+                           "make run STUDENT=DIR ARGS=--grade (CMake: -DSC_STUDENT_DIR=DIR)\n");
+        return 2;
+    }
     const std::string problem = finish(raw, options);
     if (!problem.empty()) {
         fmt::print(stderr, "cis565_stream_compaction: {}\n", problem);

@@ -20,8 +20,10 @@ struct Options {
     int reps = 5;                       // timed calls per figure; the median is reported
     int warmup = 1;                     // untimed calls before them
 
-    // A sweep runs instead of the course sequence when any sweep or report flag is given.
+    // A sweep runs instead of the course sequence when any sweep or report flag is given;
+    // --grade runs the grade (grade.h) instead of either.
     bool sweep = false;
+    bool grade = false;
     std::vector<long long> sizes;  // {size} unless --sizes
     std::vector<int> blockSizes;   // {blockSize} unless --block-sizes
     std::vector<Op> ops;           // every op unless --ops

@@ -1,6 +1,9 @@
 #include "course_run.h"
 
+#include <optional>
+#include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <fmt/format.h>
@@ -8,6 +11,7 @@
 #include <stream_compaction/cpu.h>
 #include <stream_compaction/errors.h>
 #include <stream_compaction/launch.h>
+#include <stream_compaction/student.h>
 
 #include "device_info.h"
 #include "runner.h"
@@ -18,6 +22,7 @@ namespace Harness {
 using StreamCompaction::Backend;
 using StreamCompaction::Predicate;
 namespace Common = StreamCompaction::Common;
+namespace Student = StreamCompaction::Student;
 
 namespace {
 
@@ -45,32 +50,72 @@ public:
     int failures() const { return failures_; }
 
     // One section: every chosen back end offering `op`, on the power-of-two input and
-    // on its first NPOT elements. The CPU's outputs are printed, as in the course.
+    // on its first NPOT elements. The CPU's outputs are printed, as in the course. A
+    // course submission's function that the course asks for and the submission does not
+    // define reads "not offered", and counts as failed.
     void section(const std::string &title, Op op, const std::vector<int> &input) {
-        const auto backends = offering(options_.backends, op);
-        if (backends.empty()) return;
+        std::vector<const Backend *> chosen;
+        for (const std::string &name : options_.backends) {
+            const Backend *backend = StreamCompaction::findBackend(name);
+            if (backend && (offers(*backend, op) || !courseFunctionsOf(*backend, op).empty())) chosen.push_back(backend);
+        }
+        if (chosen.empty()) return;
         printBanner(title);
         fmt::print("    {}\n", TestingHelpers::formatArray(static_cast<long long>(input.size()), input.data(), true));
         const std::vector<int> npotInput(input.begin(), input.end() - 3);
         const Expected potExpected = expected(op, input, settings_.keep);
         const Expected npotExpected = expected(op, npotInput, settings_.keep);
-        for (const Backend *backend : backends) {
+        const auto both = [&](const std::string &label, const Backend &backend) {
+            test(label + ", power-of-two", backend, op, input, potExpected);
+            test(label + ", non-power-of-two", backend, op, npotInput, npotExpected);
+        };
+        for (const Backend *backend : chosen) {
             const std::string label = backend->onGpu || op != Op::Compact
                                           ? fmt::format("{} {}", backend->title, opName(op))
-                                          : "cpu compact without scan";
-            test(label + ", power-of-two", *backend, op, input, potExpected);
-            test(label + ", non-power-of-two", *backend, op, npotInput, npotExpected);
+                                          : fmt::format("{} compact without scan", backend->title);
+            if (StreamCompaction::timedByImplementation(*backend)) {
+                for (const Student::CourseFunction *function : courseFunctionsOf(*backend, op)) {
+                    const bool withScan = function->row == &Student::cpuCompactWithScan();
+                    const std::string name = withScan ? fmt::format("{} compact with scan", backend->title) : label;
+                    if (function->offered) {
+                        both(name, *function->row);
+                    } else {
+                        ++failures_;
+                        fmt::print("==== {} ====\n", name);
+                        if (Student::problem().empty()) {
+                            fmt::print("    not offered: the submission defines no {} with the course's type\n",
+                                       function->symbol);
+                        } else {
+                            fmt::print("    not offered: the submission did not build (see above)\n");
+                        }
+                    }
+                }
+                continue;
+            }
+            both(label, *backend);
             if (!backend->onGpu && op == Op::Compact) {
                 const Backend withScan{.name = "cpu", .title = "cpu", .onGpu = false,
                                        .timer = StreamCompaction::CPU::timer,
                                        .compact = StreamCompaction::CPU::compactWithScan};
-                test("cpu compact with scan, power-of-two", withScan, op, input, potExpected);
-                test("cpu compact with scan, non-power-of-two", withScan, op, npotInput, npotExpected);
+                both("cpu compact with scan", withScan);
             }
         }
     }
 
 private:
+    // The course's functions of a submission's row for `op` (compactWithoutScan and
+    // compactWithScan for the CPU's compaction); none for the project's rows.
+    static std::vector<const Student::CourseFunction *> courseFunctionsOf(const Backend &backend, Op op) {
+        std::vector<const Student::CourseFunction *> found;
+        if (!StreamCompaction::timedByImplementation(backend) || (op != Op::Scan && op != Op::Compact)) return found;
+        for (const Student::CourseFunction &function : Student::courseFunctions()) {
+            if (std::string_view(function.row->name) == backend.name && function.compacts == (op == Op::Compact)) {
+                found.push_back(&function);
+            }
+        }
+        return found;
+    }
+
     void test(const std::string &description, const Backend &backend, Op op, const std::vector<int> &input,
               const Expected &want) {
         fmt::print("==== {} ====\n", description);
@@ -78,15 +123,25 @@ private:
             fmt::print("    skipped: no CUDA device\n");
             return;
         }
-        Run result;
+        const bool ownTimer = StreamCompaction::timedByImplementation(backend);
+        std::optional<Run> ran;
         try {
-            result = run(backend, op, input, settings_);
+            ran = run(backend, op, input, settings_);
         } catch (const StreamCompaction::Unsupported &e) {
             fmt::print("    skipped: {}\n", e.what());
             return;
+        } catch (const std::runtime_error &e) {
+            // A submission's error (a CUDA error, an exception it threw) fails its test
+            // and the sequence goes on; the project's own end the run.
+            if (!ownTimer) throw;
+            ++failures_;
+            fmt::print("    crashed: {}\n", e.what());
+            return;
         }
-        fmt::print("   elapsed time: {:g}ms    ({} Measured)\n", result.timing.medianMs,
-                   backend.onGpu ? "CUDA" : "std::chrono");
+        const Run &result = *ran;
+        fmt::print("   elapsed time: {:g}ms    ({} Measured{})\n", result.timing.medianMs,
+                   backend.onGpu ? "CUDA" : "std::chrono", ownTimer ? ", timed by the implementation" : "");
+        if (!result.timing.note.empty()) fmt::print("    note: {}\n", result.timing.note);
         if (!backend.onGpu) {
             fmt::print("    {}\n", TestingHelpers::formatArray(static_cast<long long>(result.output.size()),
                                                              result.output.data(), true));
@@ -120,6 +175,10 @@ int runCourseSequence(const Options &options) {
     Common::setBlockSize(options.blockSize);
     TestingHelpers::setSeed(options.seed);
     fmt::print("{}\n", courseHeader(options));
+    if (Student::loaded()) {
+        fmt::print("student-* back ends: the course submission in {}, timed by the implementation{}\n",
+                   Student::directory(), Student::problem().empty() ? "" : " (not built: see above)");
+    }
 
     CourseRun course(options);
     std::vector<int> input;

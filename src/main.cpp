@@ -1,19 +1,33 @@
-// cis565_stream_compaction: the course's test sequence by default, a sweep on request.
+// cis565_stream_compaction: the course's test sequence by default, a sweep or the grade of
+// a course submission on request.
 
+#include <algorithm>
 #include <exception>
 
 #include <fmt/format.h>
 
+#include <stream_compaction/student.h>
+
 #include "cli.h"
 #include "course_run.h"
+#include "grade.h"
 #include "sweep.h"
 
 int main(int argc, char **argv) {
+    // A course submission's rows join the registry before anything reads it.
+    StreamCompaction::Student::load();
     Harness::Options options;
     const int status = Harness::parseCommandLine(argc, argv, options);
     if (status >= 0) return status;
+    // A submission that did not build: its errors first; the project's own back ends
+    // still run, and the exit status says that the submission's did not.
+    const std::string &problem = StreamCompaction::Student::problem();
+    if (!problem.empty()) fmt::print(stderr, "cis565_stream_compaction: {}\n\n", problem);
     try {
-        return options.sweep ? Harness::runSweep(options) : Harness::runCourseSequence(options);
+        const int result = options.grade   ? Harness::runGrade(options)
+                           : options.sweep ? Harness::runSweep(options)
+                                           : Harness::runCourseSequence(options);
+        return problem.empty() ? result : std::max(result, 1);
     } catch (const std::exception &e) {
         std::fflush(stdout);
         fmt::print(stderr, "cis565_stream_compaction: error: {}\n", e.what());

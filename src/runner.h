@@ -17,6 +17,10 @@ struct Timing {
     double minMs = 0;
     double maxMs = 0;
     int reps = 0;
+    // For a back end timed by the implementation: what was wrong with its timer's
+    // readings ("the timer read 0 ms on 5 of 5 calls"), or "". Readings that are not
+    // numbers are left out of the figures above.
+    std::string note = {};
 };
 
 struct RunSettings {
@@ -53,15 +57,16 @@ struct Run : Result {
 constexpr std::size_t kGuardElements = 4096;
 
 /**
- * Runs `op` on a GPU back end with the input on the device, or on the CPU back end with
- * host arrays, through the 64-bit entry points when uses64BitApi(). The output and
- * kGuardElements after it are poisoned before every call, so that elements a call fails
- * to write show up in the comparison; after every call the guard must still be poison and
- * the input unchanged, and after the last, every output element past those the call
- * defines must be poison too (Run::outsideWrite, Run::inputChange). Throws
- * std::invalid_argument when the back end does not offer that entry point, and CudaError
- * when CUDA fails, after Common::afterError() has cleared the error (or marked the
- * device lost, after a sticky one).
+ * Runs `op` on a GPU back end with the input on the device, or with host arrays on a back
+ * end that takes them (StreamCompaction::takesHostArrays: the CPU, a course submission,
+ * whose own timer gives the times), through the 64-bit entry points when uses64BitApi().
+ * The output and kGuardElements after it are poisoned before every call, so that
+ * elements a call fails to write show up in the comparison; after every call the guard
+ * must still be poison and the input unchanged, and after the last, every output element
+ * past those the call defines must be poison too (Run::outsideWrite, Run::inputChange).
+ * Throws std::invalid_argument when the back end does not offer that entry point, and
+ * CudaError when CUDA fails, after Common::afterError() has cleared the error (or marked
+ * the device lost, after a sticky one).
  */
 Run run(const StreamCompaction::Backend &backend, Op op, const std::vector<int> &input,
         const RunSettings &settings);

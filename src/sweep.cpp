@@ -108,8 +108,18 @@ std::vector<const Backend *> sweepBackends(const Options &options, Op op) {
     return chosen;
 }
 
-// The note on a GPU back end's row in a block-size sweep when its tile shapes are fixed.
+// The note on a GPU back end's row in a block-size sweep when its tile shapes are fixed,
+// or, for a course submission without the block-size hook, its block size.
 constexpr const char *kFixedTileShape = "fixed tile shape: measured once, for every block size";
+constexpr const char *kFixedBlockSize = "fixed block size: measured once, for every block size";
+
+// The note on every figure of a back end timed by the implementation (a submission's).
+constexpr const char *kTimedByImplementation = "timed by the implementation";
+
+// "a; b", leaving out empty parts.
+std::string joinNotes(const std::string &a, const std::string &b) {
+    return a.empty() ? b : b.empty() ? a : a + "; " + b;
+}
 
 // How many block sizes a back end is measured at: each of --block-sizes when its kernels
 // run at the block size, else one (the CPU, and GPU back ends with fixed tile shapes).
@@ -304,7 +314,9 @@ private:
             progress_.show(++done_, fmt::format("{} {}", backend.name, label));
             const Row row = measure(backend, c, std::nullopt, baselines);
             if (row.status == Row::Status::Passed) {
-                if (!backend.onGpu) baselines.cpuMs = row.timing.medianMs;
+                if (!backend.onGpu && !StreamCompaction::timedByImplementation(backend)) {
+                    baselines.cpuMs = row.timing.medianMs;  // the project's CPU, not a submission's
+                }
                 if (backend.reference) baselines.referenceMs = row.timing.medianMs;
             }
             report(row);
@@ -334,6 +346,10 @@ private:
         row.npot = c.npot;
         row.blockSize = block;
         row.note = cellSkipReason(backend, c.op, row.size);
+        if (row.note.empty() && c.op == Op::Compact && StreamCompaction::timedByImplementation(backend) &&
+            settings_.keep.kind != StreamCompaction::Predicate::Kind::NonZero) {
+            row.note = "the course's compaction keeps the non-zero elements only";
+        }
         if (!row.note.empty()) {
             row.status = Row::Status::Skipped;
             return row;
@@ -361,13 +377,20 @@ private:
         } catch (const StreamCompaction::Unsupported &e) {
             row.status = Row::Status::Skipped;  // nothing ran: "needs 98 KiB of shared memory ..."
             row.note = e.what();
+        } catch (const StreamCompaction::ImplementationError &e) {
+            row.status = Row::Status::Failed;  // a submission's exception fails its cell only
+            row.note = e.what();
         }
         if (row.status == Row::Status::Passed && row.timing.medianMs > 0) {
             addFigures(row, c.want.kept, baselines.cpuMs, baselines.referenceMs, copyGBs_);
         }
+        const bool ownTimer = StreamCompaction::timedByImplementation(backend);
         if (row.status == Row::Status::Passed && backend.onGpu && !backend.honoursBlockSize &&
             options_.blockSizes.size() > 1) {
-            row.note = kFixedTileShape;
+            row.note = ownTimer ? kFixedBlockSize : kFixedTileShape;
+        }
+        if (row.status == Row::Status::Passed && ownTimer) {
+            row.note = joinNotes(joinNotes(kTimedByImplementation, row.timing.note), row.note);
         }
         return row;
     }

@@ -1,7 +1,8 @@
 #pragma once
 // The back ends as the harness sees them: one registry row each, saying what the back
 // end is and which operations it offers. A GPU back end's functions take device arrays
-// and hold its GPU timer; the CPU back end's take host arrays and hold its CPU timer.
+// and hold its GPU timer; the CPU back end's take host arrays and hold its CPU timer; a
+// course submission's take host arrays and are timed by the implementation.
 // Each back end defines its row in its own file (Cub::backend() in cub.cu); backends.cpp
 // lists them. Adding a back end: docs/adding-a-back-end.md.
 
@@ -38,9 +39,26 @@ struct Backend {
     std::size_t (*compact64)(std::size_t n, int *out, const int *in, Predicate keep) = nullptr;
     std::size_t (*partition64)(std::size_t n, int *out, const int *in, Predicate keep) = nullptr;
     void (*sort64)(std::size_t n, int *out, const int *in) = nullptr;
+
+    // Timed by the implementation: a course submission's row (student.h), whose entry
+    // points take host arrays, as the course's API does, and allocate, copy and time
+    // inside themselves. This reads the submission's own timer for the previous call, in
+    // ms (NaN where it has none); the harness reads it instead of `timer`. nullptr for
+    // every other back end.
+    float (*implementationTimer)() = nullptr;
 };
 
-/** Every back end, in the order the course's output lists them. */
+/** Whether the harness reads the back end's own timer instead of `timer` (Backend::implementationTimer). */
+inline bool timedByImplementation(const Backend &backend) { return backend.implementationTimer != nullptr; }
+
+/** Whether the back end's entry points take host arrays: the CPU's, and those timed by the implementation. */
+inline bool takesHostArrays(const Backend &backend) { return !backend.onGpu || timedByImplementation(backend); }
+
+/**
+ * Every back end, in the order the course's output lists them; a course submission's rows
+ * (student.h) follow the project's rows of the same course namespace once the program
+ * has loaded it.
+ */
 const std::vector<Backend> &backends();
 
 /** The back end with this command-line name, or nullptr. */

@@ -93,6 +93,12 @@ int compactWithoutScan(int n, int *odata, const int *idata, Predicate keep) {
     return timedCompact(n, odata, idata, keep);
 }
 
+int compactWithoutScan(int n, int *odata, const int *idata) {
+    return compactWithoutScan(n, odata, idata, Predicate::nonZero());
+}
+
+int compactWithScan(int n, int *odata, const int *idata) { return compactWithScan(n, odata, idata, Predicate::nonZero()); }
+
 int compactWithScan(int n, int *odata, const int *idata, Predicate keep) {
     Common::requireNonNegative("cpu", "compact", n);
     std::vector<int> flags(n), positions(n);  // allocated outside the timed region

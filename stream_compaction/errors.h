@@ -49,6 +49,16 @@ public:
     using std::runtime_error::runtime_error;
 };
 
+/**
+ * An exception that a course submission's code threw (student.h), as "student-cpu scan,
+ * n = 1000: the implementation threw: CPU timer already started". Like a CudaError, it
+ * fails the one call.
+ */
+class ImplementationError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
 namespace Common {
 
 /** Throws std::invalid_argument ("cpu scan: n = -1 is negative; ...") when n < 0. */

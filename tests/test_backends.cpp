@@ -129,7 +129,9 @@ TEST(SharedMemoryLimits, EveryBackEndIsCorrectOrSkippedPlainly) {
                 }
             }
         }
-        if (limit == 64 * 1024) EXPECT_GT(skipped, 0) << "nothing needed more than 64 KiB";
+        if (limit == 64 * 1024) {
+            EXPECT_GT(skipped, 0) << "nothing needed more than 64 KiB";
+        }
     }
     Common::limitSharedMemoryForTesting(0);
     Common::setBlockSize(before);

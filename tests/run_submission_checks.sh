@@ -1,0 +1,208 @@
+#!/bin/sh
+# A course submission (tests/fixtures/), built apart as STUDENT=DIR builds one, run by
+# the real program through SC_STUDENT_LIBRARY.
+# Usage: run_submission_checks.sh CHECK path/to/cis565_stream_compaction path/to/libsc_submission.so
+#   cpu      the student-cpu functions pass the course run and a sweep, timed by the implementation
+#   crashes  tests/fixtures/crashes: a thrown exception fails its test and the run goes on;
+#            the functions it lacks read "not offered"
+#   broken   a submission that did not compile: its first errors with file and line, then
+#            the project's own back ends run; exit status 1
+#   grade-cpu      the grade's CPU columns all pass
+#   grade-crashes  tests/fixtures/crashes graded: a segfault and an exception fail their
+#                  cases alone; the missing functions read "not offered" in every row
+#   grade-gpu      the grade's GPU columns as each fixture's GPU code makes them; exit 77
+#                  (skipped) without a CUDA device. The fixture is named by its library's folder.
+check="$1"
+program="$2"
+SC_STUDENT_LIBRARY="$3"
+export SC_STUDENT_LIBRARY
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+failed=0
+
+fail() {
+  echo "FAIL: $*"
+  failed=1
+}
+
+# expect FILE TEXT: FILE holds TEXT (a fixed string).
+expect() {
+  if grep -qF -- "$2" "$1"; then echo "ok: $2"; else fail "no '$2' in $1"; fi
+}
+
+# count FILE TEXT N: TEXT (fixed) is on exactly N lines of FILE.
+count() {
+  found=$(grep -cF -- "$2" "$1")
+  if [ "$found" -eq "$3" ]; then echo "ok: $3 x '$2'"; else fail "$found x '$2' in $1, expected $3"; fi
+}
+
+# run ARGS...: runs the program, stdout to $dir/out, stderr to $dir/err; sets $status.
+# $dir/rows gets the lines of stdout that are not "#" comments (a CSV report's rows).
+run() {
+  "$program" "$@" >"$dir/out" 2>"$dir/err"
+  status=$?
+  grep -v '^#' "$dir/out" >"$dir/rows"
+}
+
+case "$check" in
+  cpu)
+    run --size 2^12 --backends student-cpu
+    [ "$status" -eq 0 ] || fail "course run exit $status"
+    expect "$dir/out" "student-* back ends: the course submission in"
+    count "$dir/out" "(std::chrono Measured, timed by the implementation)" 6
+    count "$dir/out" "    passed" 6
+    expect "$dir/out" "==== student cpu compact with scan, non-power-of-two ===="
+    count "$dir/out" "FAIL" 0
+    [ -s "$dir/err" ] && fail "stderr: $(cat "$dir/err")"
+
+    run --sizes 2^12 --backends cpu,student-cpu --ops scan,compact --format csv
+    [ "$status" -eq 0 ] || fail "sweep exit $status"
+    for row in scan,student-cpu,4096,false scan,student-cpu,4093,true compact,student-cpu,4096,false \
+               compact,student-cpu,4093,true; do
+      if grep -q "^$row,.*,passed,timed by the implementation" "$dir/out"; then echo "ok: $row"; else fail "$row"; fi
+    done
+    # The project's CPU is the baseline of "x cpu", never the submission's.
+    if grep -q "^scan,cpu,4096,false,.*,passed," "$dir/out"; then echo "ok: cpu row"; else fail "cpu row"; fi
+    ;;
+  crashes)
+    run --size 2^12 --backends student-cpu,student-naive,student-efficient,student-thrust
+    [ "$status" -eq 1 ] || fail "course run exit $status, expected 1"
+    count "$dir/out" "==== student cpu scan, " 2
+    count "$dir/out" "==== student cpu compact without scan, " 2
+    count "$dir/out" "    passed" 4
+    count "$dir/out" "    crashed: student-cpu compactWithScan, n = 409" 2
+    expect "$dir/out" "the implementation threw: CPU timer already started"
+    for symbol in Naive::scan Efficient::scan Efficient::compact Thrust::scan; do
+      expect "$dir/out" "not offered: the submission defines no StreamCompaction::$symbol with the course's type"
+    done
+    ;;
+  broken)
+    run --size 2^10 --backends cpu,student-cpu,student-naive
+    [ "$status" -eq 1 ] || fail "exit $status, expected 1"
+    expect "$dir/err" "does not compile; its first errors:"
+    if grep -qE "fixtures/does-not-compile/stream_compaction/naive\.cu\(23\): error" "$dir/err"; then
+      echo "ok: the error's file and line"
+    else
+      fail "no naive.cu(23) error on stderr"
+    fi
+    # The project's CPU: scan, compact without and with scan, partition, sort, each twice.
+    count "$dir/out" "    passed" 10
+    # The submission's: cpu scan, compact without and with scan, naive scan.
+    count "$dir/out" "not offered: the submission did not build (see above)" 4
+    ;;
+  grade-cpu)
+    run --grade --backends student-cpu --format csv
+    [ "$status" -eq 0 ] || fail "grade exit $status"
+    for function in "cpu scan" "cpu compactWithoutScan" "cpu compactWithScan"; do
+      count "$dir/rows" ",$function,passed," 17
+    done
+    expect "$dir/out" "# 51 passed, 0 failed"
+    run --grade --backends student-cpu --format json
+    if python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); sys.exit(d["passed"] != 51 or d["failed"] != 0)' \
+        "$dir/out" 2>/dev/null || ! command -v python3 >/dev/null; then
+      echo "ok: json"
+    else
+      fail "json"
+    fi
+    run --grade --backends student-cpu --format markdown
+    expect "$dir/out" "| case | n | cpu scan | cpu compactWithoutScan | cpu compactWithScan |"
+    run --grade --backends student-cpu
+    if tail -n 1 "$dir/out" | grep -qx "51 passed, 0 failed"; then echo "ok: last line"; else fail "last line"; fi
+    ;;
+  grade-crashes)
+    run --grade --format csv
+    [ "$status" -eq 1 ] || fail "grade exit $status, expected 1"
+    count "$dir/rows" ",cpu scan,passed," 17
+    expect "$dir/rows" "2^20 (the course's),1048576,cpu compactWithoutScan,passed,"
+    # A segfault: signal 11, or under AddressSanitizer its report and exit status.
+    for row in "n = 1,1" "all zeros (n = 10000),10000"; do
+      if grep -F "$row,cpu compactWithoutScan,crashed,," "$dir/rows" | grep -qE "signal 11|SEGV"; then
+        echo "ok: $row segfault"
+      else
+        fail "$row: no segfault"
+      fi
+    done
+    count "$dir/rows" ',cpu compactWithScan,crashed,,"student-cpu compactWithScan, n = ' 17
+    count "$dir/rows" "the implementation threw: CPU timer already started" 17
+    count "$dir/rows" ",not offered,," 68
+    if tail -n 1 "$dir/out" | grep -qE "^# [0-9]+ passed, [0-9]+ failed$"; then echo "ok: last line"; else fail "last line"; fi
+    ;;
+  grade-gpu)
+    run --grade --format csv
+    if grep -qF ",skipped,,no CUDA device" "$dir/out"; then
+      echo "skipped: no CUDA device"
+      exit 77
+    fi
+    fixture=$(basename "$(dirname "$SC_STUDENT_LIBRARY")")
+    for function in "cpu scan" "cpu compactWithoutScan" "cpu compactWithScan"; do
+      count "$dir/rows" ",$function,passed," 17
+    done
+    case "$fixture" in
+      global-kernels)
+        [ "$status" -eq 0 ] || fail "grade exit $status"
+        expect "$dir/out" "# 119 passed, 0 failed"
+        # Its block size is a macro: a block-size sweep measures it once, and says so.
+        run --sizes 2^16 --block-sizes 128,256 --backends student-naive --ops scan --npot --format csv
+        count "$dir/out" "fixed block size: measured once, for every block size" 2
+        ;;
+      timer-includes-malloc)
+        [ "$status" -eq 1 ] || fail "grade exit $status, expected 1 (no efficient compact)"
+        count "$dir/rows" ",efficient compact,not offered,," 17
+        expect "$dir/out" "# 102 passed, 17 failed"
+        # Its setBlockSize hook: the grade passes at another block size, and a block-size
+        # sweep measures it at each one.
+        run --grade --block-size 512 --backends student-naive,student-efficient --format csv
+        expect "$dir/out" "# 34 passed, 17 failed"
+        run --sizes 2^16 --block-sizes 128,256 --backends student-naive --ops scan --no-npot --format csv
+        expect "$dir/rows" "scan,student-naive,65536,false,128,"
+        expect "$dir/rows" "scan,student-naive,65536,false,256,"
+        count "$dir/rows" ",passed,timed by the implementation" 2
+        ;;
+      npot-off-by-one)
+        [ "$status" -eq 1 ] || fail "grade exit $status, expected 1"
+        count "$dir/rows" ",naive scan,passed," 17
+        count "$dir/rows" ",thrust scan,passed," 17
+        # ilog2 for ilog2ceil: wrong from index 2^floor(log2 n) on, when n is not a power of two.
+        for line in "2^20 (the course's),1048576,efficient scan,passed," \
+                    "2^20 - 3 (the course's),1048573,efficient scan,fail value,524288," \
+                    "n = 1,1,efficient scan,passed," "n = 32,32,efficient scan,passed," \
+                    "n = 1000,1000,efficient scan,fail value,512," \
+                    "n = 2^16 - 1,65535,efficient scan,fail value,32768," \
+                    "n = 2^20 + 1,1048577,efficient scan,fail value,1048576," \
+                    "n = 2^24 + 7,16777223,efficient scan,fail value,16777216," \
+                    "all zeros (n = 10000),10000,efficient scan,passed," \
+                    "no zeros (n = 10000),10000,efficient scan,fail value,8192," \
+                    "negative values (n = 10000),10000,efficient scan,fail value,8192," \
+                    "2^20 (the course's),1048576,efficient compact,passed," \
+                    "2^20 - 3 (the course's),1048573,efficient compact,fail count," \
+                    "n = 2^20 + 1,1048577,efficient compact,fail count," \
+                    "n = 2^24 + 7,16777223,efficient compact,fail count," \
+                    "all zeros (n = 10000),10000,efficient compact,passed,"; do
+          expect "$dir/rows" "$line"
+        done
+        ;;
+      gpu-faults)
+        [ "$status" -eq 1 ] || fail "grade exit $status, expected 1"
+        # A launch error is not sticky: every case fails with it and the next one runs.
+        expect "$dir/rows" "n = 1,1,naive scan,passed,"
+        count "$dir/rows" ",naive scan,crashed," 16
+        count "$dir/rows" "invalid configuration argument" 16
+        # A fault is: its case fails, and every later GPU case is not run, with one line.
+        expect "$dir/rows" "2^20 (the course's),1048576,efficient scan,crashed,"
+        count "$dir/rows" ",efficient scan,not run," 16
+        count "$dir/rows" ",efficient compact,not run," 17
+        count "$dir/rows" ",thrust scan,not offered,," 17
+        count "$dir/out" "# GPU cases stop here: " 1
+        ;;
+    esac
+    ;;
+  *)
+    echo "unknown check $check"
+    exit 2
+    ;;
+esac
+
+if [ "$failed" -ne 0 ]; then
+  echo "--- stdout"; cat "$dir/out"; echo "--- stderr"; cat "$dir/err"
+fi
+exit "$failed"

@@ -55,6 +55,9 @@ std::string bytesCountedText() {
 std::vector<Field> contextFields(const Context &c) {
     const auto gpu = [&c](auto get) -> Value { return c.gpu ? Value(get(*c.gpu)) : Value(); };
     return {
+        {"run_id", "Run", c.runId},
+        {"date", "Date", c.date},
+        {"mode", "Mode", c.mode},
         {"command_line", "Command", c.commandLine},
         {"version", "Program version", c.version},
         {"gpu", "GPU", c.gpu ? c.gpu->name : "none (no CUDA device)"},
@@ -192,16 +195,24 @@ private:
 
 // ---- CSV and JSON: a row per cell, written as it arrives ----
 
+// The columns that tell one run's rows from another's when several CSVs are joined.
+std::vector<Field> runFields(const Context &c) {
+    return {
+        {"run_id", "run", c.runId},
+        {"date", "date", c.date},
+        {"gpu", "GPU", c.gpu ? c.gpu->name : "none"},
+        {"mode", "mode", c.mode},
+    };
+}
+
+// A plain CSV: the header on the first line, then a row per cell, every row with its
+// run's columns, so that any CSV reader takes it with its defaults.
 class CsvReporter : public Reporter {
 public:
     explicit CsvReporter(Output out) : out_(std::move(out)) {}
 
-    // Context as "# key: value" comment lines, then the header.
     void begin(const Context &context) override {
-        std::string comments;
-        for (const Field &field : contextFields(context))
-            comments += fmt::format("# {}: {}\n", field.key, plainText(field.value));
-        out_.write(comments);
+        run_ = runFields(context);
         writeLine(rowFields(Row{}), [](const Field &field) { return field.key; });
     }
     void add(const Row &row) override {
@@ -214,10 +225,31 @@ private:
     template <typename Text>
     void writeLine(const std::vector<Field> &fields, Text text) {
         std::string line;
+        for (const Field &field : run_) line += (line.empty() ? "" : ",") + csvQuoted(text(field));
         for (const Field &field : fields) line += (line.empty() ? "" : ",") + csvQuoted(text(field));
         out_.write(line + "\n");
     }
 
+    Output out_;
+    std::vector<Field> run_;
+};
+
+// The context of a CSV report, one key per line.
+class ContextReporter : public Reporter {
+public:
+    explicit ContextReporter(Output out) : out_(std::move(out)) {}
+
+    void begin(const Context &context) override {
+        std::string text = "{";
+        for (const Field &field : contextFields(context))
+            text += fmt::format("{}\n  {}: {}", text.size() > 1 ? "," : "", jsonString(field.key), jsonText(field.value));
+        out_.write(text + "\n}\n");
+    }
+    void add(const Row &) override {}
+    void endOp() override {}
+    void end() override {}
+
+private:
     Output out_;
 };
 
@@ -470,6 +502,15 @@ std::unique_ptr<Reporter> makeReporter(Format format, std::FILE *out, const std:
         case Format::Text: return std::make_unique<TableReporter>(std::move(output), false);
     }
     return nullptr;
+}
+
+std::unique_ptr<Reporter> makeContextReporter(std::FILE *out, const std::string &where) {
+    return std::make_unique<ContextReporter>(Output(out, where));
+}
+
+std::string contextPathFor(const std::string &csvPath) {
+    const std::size_t stem = formatForPath(csvPath) == Format::Csv ? csvPath.size() - 4 : csvPath.size();
+    return csvPath.substr(0, stem) + ".context.json";
 }
 
 std::string sizeLabel(long long size, bool npot) { return npot ? formatSize(size + 3) + " - 3" : formatSize(size); }

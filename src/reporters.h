@@ -1,7 +1,9 @@
 #pragma once
 // A sweep's reports: tables for people (text, markdown), rows for programs (CSV, JSON).
-// Every report opens with its context; CSV and JSON rows are written and flushed as they
-// arrive, tables when an operation's rows are complete.
+// Text, markdown and JSON open with the run's context; CSV is plain (its header on the
+// first line, then one row per cell, each naming its run, date, GPU and mode), its
+// context in a JSON file beside it (contextPathFor). CSV and JSON rows are written and
+// flushed as they arrive, tables when an operation's rows are complete.
 
 #include <cstdint>
 #include <cstdio>
@@ -24,6 +26,9 @@ std::optional<Format> formatForPath(const std::string &path);
 
 /** What a report says about how and where it was made. */
 struct Context {
+    std::string runId;           // tells runs apart when their rows are joined: "20250131T120000Z-3fa2"
+    std::string date;            // when the run started, UTC: "2025-01-31T12:00:00Z"
+    std::string mode = "hot";    // "hot": inputs left in L2 between timed calls ("cold": flushed)
     std::string commandLine;
     std::string version;
     std::optional<DeviceInfo> gpu;  // none without a CUDA device
@@ -74,6 +79,15 @@ public:
  * that fails throws std::runtime_error naming `where` ("stdout", "'sweep.csv'").
  */
 std::unique_ptr<Reporter> makeReporter(Format format, std::FILE *out, const std::string &where);
+
+/**
+ * A reporter writing only the context, as one JSON object, to `out` (not owned): the
+ * FILE.context.json beside a CSV report FILE.csv.
+ */
+std::unique_ptr<Reporter> makeContextReporter(std::FILE *out, const std::string &where);
+
+/** Where the context of the CSV report `csvPath` goes: "a/sweep.csv" -> "a/sweep.context.json". */
+std::string contextPathFor(const std::string &csvPath);
 
 /** "2^20", "2^20 - 3" for the companion (npot) of a power of two, or the plain number. */
 std::string sizeLabel(long long size, bool npot);

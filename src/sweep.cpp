@@ -4,7 +4,9 @@
 #include <cerrno>
 #include <csignal>
 #include <cstring>
+#include <ctime>
 #include <fstream>
+#include <random>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -76,8 +78,23 @@ std::string hostCpuModel() {
     return "unknown";
 }
 
+// The run's start in UTC as "2025-01-31T12:00:00Z", and its id: that time written
+// compactly with four random hex digits, so that two runs in one second differ.
+void stampRun(Context &context) {
+    const std::time_t now = std::time(nullptr);
+    char date[32] = "";
+    char compact[32] = "";
+    if (const std::tm *utc = std::gmtime(&now)) {
+        std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", utc);
+        std::strftime(compact, sizeof compact, "%Y%m%dT%H%M%SZ", utc);
+    }
+    context.date = date;
+    context.runId = fmt::format("{}-{:04x}", compact, std::random_device{}() & 0xFFFF);
+}
+
 Context sweepContext(const Options &options, long long largestSize) {
     Context context;
+    stampRun(context);
     context.commandLine = options.commandLine;
     context.version = SC_VERSION;
     context.hostCpu = hostCpuModel();
@@ -433,11 +450,25 @@ std::string checkMemory(const Options &options) {
     return memoryShortfall(largest, Common::freeDeviceMemory());
 }
 
-// Opens every --output file; returns a one-line error or "".
-std::string openOutputs(const Options &options, std::vector<File> &files) {
+// A file a report goes to: an --output, or the context beside a CSV one.
+struct Destination {
+    std::string path;
+    bool context = false;  // FILE.context.json beside FILE.csv
+    File file;
+};
+
+// Opens every --output file and, beside each CSV, its context file; returns a one-line
+// error or "".
+std::string openOutputs(const Options &options, std::vector<Destination> &files) {
+    const auto open = [&files](const std::string &path, bool context) {
+        files.push_back({path, context, File(std::fopen(path.c_str(), "w"))});
+        if (!files.back().file) return fmt::format("--output: cannot write '{}': {}", path, std::strerror(errno));
+        return std::string();
+    };
     for (const std::string &path : options.outputs) {
-        files.emplace_back(std::fopen(path.c_str(), "w"));
-        if (!files.back()) return fmt::format("--output: cannot write '{}': {}", path, std::strerror(errno));
+        std::string problem = open(path, false);
+        if (problem.empty() && formatForPath(path) == Format::Csv) problem = open(contextPathFor(path), true);
+        if (!problem.empty()) return problem;
     }
     return "";
 }
@@ -459,7 +490,7 @@ void endAfterError(const std::vector<Reporter *> &open) noexcept {
 
 int runSweep(const Options &options) {
     const long long largestSize = *std::max_element(options.sizes.begin(), options.sizes.end());
-    std::vector<File> files;
+    std::vector<Destination> files;
     std::string problem = checkMemory(options);
     if (problem.empty()) problem = openOutputs(options, files);
     if (!problem.empty()) {
@@ -469,8 +500,11 @@ int runSweep(const Options &options) {
 
     std::vector<std::unique_ptr<Reporter>> owned;
     owned.push_back(makeReporter(options.format, stdout, "stdout"));
-    for (std::size_t i = 0; i < files.size(); ++i)
-        owned.push_back(makeReporter(*formatForPath(options.outputs[i]), files[i].get(), "'" + options.outputs[i] + "'"));
+    for (const Destination &to : files) {
+        const std::string where = "'" + to.path + "'";
+        owned.push_back(to.context ? makeContextReporter(to.file.get(), where)
+                                   : makeReporter(*formatForPath(to.path), to.file.get(), where));
+    }
     std::vector<Reporter *> reporters;
     for (const auto &reporter : owned) reporters.push_back(reporter.get());
 

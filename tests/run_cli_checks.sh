@@ -44,9 +44,10 @@ bad --sizes 2^8 --backends cpu --output "$dir/no-such-dir/r.csv"
   --output "$dir/r.csv" --output "$dir/r.json" >"$dir/r.md" || fail "the sweep exited $?"
 grep -q '^| size |' "$dir/r.md" || fail "no markdown table on stdout"
 # A header and 4 ops x 6 inputs (2^8, 2^9, 2^10 and their companions).
-records=$(grep -vc '^#' "$dir/r.csv")
+records=$(wc -l <"$dir/r.csv")
 [ "$records" -eq 25 ] || fail "the CSV has $records records, not 25"
-grep -q '^# copy_bandwidth_GBps:' "$dir/r.csv" || fail "the CSV has no copy bandwidth line"
+head -n 1 "$dir/r.csv" | grep -q '^run_id,date,gpu,mode,op,' || fail "the CSV's first line is not its header"
+grep -q '"copy_bandwidth_GBps": ' "$dir/r.context.json" || fail "the CSV's context file has no copy bandwidth"
 if command -v python3 >/dev/null 2>&1; then
   python3 -c 'import json, sys; rows = json.load(open(sys.argv[1]))["rows"]; sys.exit(len(rows) != 24)' \
     "$dir/r.json" || fail "the JSON does not parse to 24 rows"

@@ -15,7 +15,7 @@ for signal in INT TERM; do
   # Wait for the first finished row, however long the machine takes to write it, then
   # stop the sweep; it must still be running (its largest cells take seconds).
   waited=0
-  until grep -q '^scan,' "$dir/$signal.csv" 2>/dev/null; do
+  until grep -q ',scan,' "$dir/$signal.csv" 2>/dev/null; do
     if ! kill -0 "$pid" 2>/dev/null; then
       echo "FAIL: SIG$signal: the sweep ended before writing a row"; failed=1; continue 2
     fi
@@ -39,7 +39,7 @@ for signal in INT TERM; do
   python3 - "$dir/$signal" <<'PY' || failed=1
 import csv, json, re, sys
 base = sys.argv[1]
-rows = [r for r in csv.reader(l for l in open(base + ".csv") if not l.startswith("#"))]
+rows = list(csv.reader(open(base + ".csv", newline="")))
 header, data = rows[0], rows[1:]
 assert data, "no finished rows in the CSV"
 assert all(len(r) == len(header) for r in data), "a CSV row is cut short"

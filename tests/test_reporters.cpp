@@ -140,6 +140,8 @@ private:
 
 Context sampleContext() {
     Context context;
+    context.runId = "20250131T120000Z-3fa2";
+    context.date = "2025-01-31T12:00:00Z";
     context.commandLine = "cis565_stream_compaction --sizes 2^10 --output 'a \"b\".csv'";
     context.version = "0.1.0";
     Harness::DeviceInfo gpu;
@@ -275,27 +277,15 @@ TEST(SizeLabel, PowersAndCompanions) {
     EXPECT_EQ(Harness::sizeLabel(1000, false), "1000");
 }
 
-TEST(CsvReporter, ReadsBackContextHeaderAndRows) {
+// A plain CSV: no comment lines, the header first, every row naming its run.
+TEST(CsvReporter, ReadsBackHeaderAndRows) {
     std::vector<std::string> comments;
     const auto records = readCsv(report(Format::Csv, {cpuRow(), gpuRow(), failedRow(), skippedRow()}), comments);
-    const auto comment = [&comments](const std::string &key) {
-        for (const std::string &line : comments) {
-            if (line.rfind("# " + key + ": ", 0) == 0) return line.substr(key.size() + 4);
-        }
-        return std::string("<missing>");
-    };
-    EXPECT_EQ(comment("gpu"), "NVIDIA H200");
-    EXPECT_EQ(comment("sm_count"), "132");
-    EXPECT_EQ(comment("copy_bandwidth_GBps"), "3900.5");
-    EXPECT_EQ(comment("theoretical_bandwidth_GBps"), "4800");
-    EXPECT_EQ(comment("driver_version"), "13.0");
-    EXPECT_EQ(comment("runtime_version"), "12.8");
-    EXPECT_EQ(comment("git_revision"), "abc1234");
-    EXPECT_EQ(comment("build_type"), "Release");
-    EXPECT_EQ(comment("host_cpu"), "AMD EPYC");
+    EXPECT_TRUE(comments.empty());
 
     ASSERT_EQ(records.size(), 5u);
-    const std::vector<std::string> header = {"op",     "backend",        "size",           "npot",
+    const std::vector<std::string> header = {"run_id", "date", "gpu", "mode",
+                                             "op",     "backend",        "size",           "npot",
                                              "block_size", "median_ms",  "min_ms",         "max_ms",
                                              "reps",   "bandwidth_GBps", "copy_fraction",  "speedup_vs_cpu",
                                              "speedup_vs_cub", "kept",   "verified",       "note"};
@@ -306,6 +296,12 @@ TEST(CsvReporter, ReadsBackContextHeaderAndRows) {
         std::map<std::string, std::string> row;
         for (std::size_t c = 0; c < header.size(); ++c) row[header[c]] = records[r][c];
         rows.push_back(row);
+    }
+    for (auto &row : rows) {
+        EXPECT_EQ(row["run_id"], "20250131T120000Z-3fa2");
+        EXPECT_EQ(row["date"], "2025-01-31T12:00:00Z");
+        EXPECT_EQ(row["gpu"], "NVIDIA H200");
+        EXPECT_EQ(row["mode"], "hot");
     }
     EXPECT_EQ(rows[0]["op"], "compact");
     EXPECT_EQ(rows[0]["backend"], "cpu");
@@ -328,6 +324,40 @@ TEST(CsvReporter, ReadsBackContextHeaderAndRows) {
     EXPECT_EQ(rows[3]["verified"], "skipped");
     EXPECT_EQ(rows[3]["npot"], "true");
     EXPECT_EQ(rows[3]["median_ms"], "");
+}
+
+// The context of a CSV report, in the JSON file beside it.
+TEST(ContextReporter, WritesTheContextAsOneJsonObject) {
+    std::FILE *file = std::tmpfile();
+    auto reporter = Harness::makeContextReporter(file, "the test file");
+    reporter->begin(sampleContext());
+    reporter->add(cpuRow());
+    reporter->endOp();
+    reporter->end();
+    std::rewind(file);
+    std::string text;
+    for (int c = std::fgetc(file); c != EOF; c = std::fgetc(file)) text += static_cast<char>(c);
+    std::fclose(file);
+    const Json context = JsonReader(text).document();
+    EXPECT_EQ(context["run_id"].string, "20250131T120000Z-3fa2");
+    EXPECT_EQ(context["date"].string, "2025-01-31T12:00:00Z");
+    EXPECT_EQ(context["mode"].string, "hot");
+    EXPECT_EQ(context["gpu"].string, "NVIDIA H200");
+    EXPECT_EQ(context["sm_count"].number, 132);
+    EXPECT_EQ(context["copy_bandwidth_GBps"].number, 3900.5);
+    EXPECT_EQ(context["theoretical_bandwidth_GBps"].number, 4800);
+    EXPECT_EQ(context["driver_version"].string, "13.0");
+    EXPECT_EQ(context["runtime_version"].string, "12.8");
+    EXPECT_EQ(context["git_revision"].string, "abc1234");
+    EXPECT_EQ(context["build_type"].string, "Release");
+    EXPECT_EQ(context["host_cpu"].string, "AMD EPYC");
+    EXPECT_EQ(context["command_line"].string, sampleContext().commandLine);
+    EXPECT_EQ(context.object.count("rows"), 0u);
+}
+
+TEST(ContextReporter, SitsBesideTheCsv) {
+    EXPECT_EQ(Harness::contextPathFor("results/sweep.csv"), "results/sweep.context.json");
+    EXPECT_EQ(Harness::contextPathFor("a.b.csv"), "a.b.context.json");
 }
 
 TEST(CsvReporter, RowsAreOnDiskAsSoonAsTheyArrive) {
@@ -358,6 +388,8 @@ TEST(JsonReporter, ReadsBackContextAndRows) {
     EXPECT_EQ(context["theoretical_bandwidth_GBps"].number, 4800);
     EXPECT_EQ(context["seed"].number, 565);
     EXPECT_EQ(context["git_revision"].string, "abc1234");
+    EXPECT_EQ(context["run_id"].string, "20250131T120000Z-3fa2");
+    EXPECT_EQ(context["mode"].string, "hot");
 
     const std::vector<Json> &rows = document["rows"].array;
     ASSERT_EQ(rows.size(), 4u);

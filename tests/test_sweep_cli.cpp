@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -313,11 +314,11 @@ TEST(Sweep, CpuOnlyEndToEnd) {
     std::vector<std::string> header;
     std::vector<std::vector<std::string>> rows;
     for (std::string line; std::getline(csv, line);) {
-        if (line.rfind("#", 0) == 0) continue;
         if (header.empty()) header = csvFields(line);
         else rows.push_back(csvFields(line));
     }
     ASSERT_FALSE(header.empty());
+    EXPECT_EQ(header.front(), "run_id");  // the header is the first line: no comment lines above it
     const auto column = [&header](const std::string &name) {
         return static_cast<std::size_t>(std::find(header.begin(), header.end(), name) - header.begin());
     };
@@ -346,9 +347,19 @@ TEST(Sweep, CpuOnlyEndToEnd) {
     }
     EXPECT_EQ(cpuRows, 12);
     std::remove(csvPath.c_str());
+
+    // The context sits beside the CSV, as JSON.
+    const std::string contextPath = testing::TempDir() + "sweep_cpu_only.context.json";
+    std::ifstream contextFile(contextPath);
+    std::stringstream context;
+    context << contextFile.rdbuf();
+    EXPECT_EQ(context.str().rfind("{", 0), 0u) << context.str();
+    EXPECT_NE(context.str().find("\"git_revision\": "), std::string::npos) << context.str();
+    EXPECT_NE(context.str().find("\"mode\": \"hot\""), std::string::npos) << context.str();
+    std::remove(contextPath.c_str());
 }
 
-// A CSV report (stdout of --format csv): its header and its rows, comment lines left out.
+// A CSV report (stdout of --format csv): its header, the first line, and its rows.
 struct CsvReport {
     std::vector<std::string> header;
     std::vector<std::vector<std::string>> rows;
@@ -357,7 +368,7 @@ struct CsvReport {
         for (std::size_t start = 0, end; start < text.size(); start = end + 1) {
             end = text.find('\n', start);
             const std::string line = text.substr(start, end - start);
-            if (line.empty() || line[0] == '#') continue;
+            if (line.empty()) continue;
             if (header.empty()) header = csvFields(line);
             else rows.push_back(csvFields(line));
         }
@@ -493,7 +504,7 @@ TEST(Sweep, ACellThatDoesNotFitInHostMemoryIsSkippedSayingHowMuch) {
     for (std::size_t start = 0, end; start < csv.size(); start = end + 1) {
         end = csv.find('\n', start);
         const std::string line = csv.substr(start, end - start);
-        if (line.rfind("scan,cpu,", 0) != 0 && line.rfind("sort,cpu,", 0) != 0) continue;
+        if (line.find(",scan,cpu,") == std::string::npos && line.find(",sort,cpu,") == std::string::npos) continue;
         EXPECT_NE(line.find(",skipped,\"needs "), std::string::npos) << line;  // quoted: the note has a comma
         EXPECT_NE(line.find("GiB of host memory"), std::string::npos) << line;
         EXPECT_NE(line.find("GiB free"), std::string::npos) << line;

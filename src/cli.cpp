@@ -430,6 +430,10 @@ int parseCommandLine(int argc, const char *const *argv, Options &options) {
                  "flags, times every chosen op, size, block size and back end and reports tables, CSV or JSON.",
                  "cis565_stream_compaction"};
     app.set_version_flag("--version", "cis565_stream_compaction " SC_VERSION);
+    app.footer("Exit status: 0 every test or cell verified (some may be skipped), 1 one failed, 2 a bad command\n"
+               "line or output (nothing run), 3 nothing could run (every one skipped), 130 or 143 stopped by\n"
+               "SIGINT or SIGTERM. The course run ends with \"N passed, N failed, N skipped\" on stdout; a sweep\n"
+               "with \"N cells verified, N failed, N skipped\" on stderr, so that a CSV or JSON stdout stays plain.");
     RawText raw;
     addRunOptions(app, options, raw);
     const std::vector<CLI::Option *> sweepFlags = addSweepOptions(app, options, raw);

@@ -10,6 +10,7 @@
 #include <stream_compaction/launch.h>
 
 #include "device_info.h"
+#include "reporters.h"
 #include "runner.h"
 #include "testing_helpers.hpp"
 
@@ -42,7 +43,7 @@ public:
         settings_.reps = options.reps;
     }
 
-    int failures() const { return failures_; }
+    const Tally &tally() const { return tally_; }
 
     // One section: every chosen back end offering `op`, on the power-of-two input and
     // on its first NPOT elements. The CPU's outputs are printed, as in the course.
@@ -76,6 +77,7 @@ private:
         fmt::print("==== {} ====\n", description);
         if (backend.onGpu && !Common::deviceAvailable()) {
             fmt::print("    skipped: no CUDA device\n");
+            tally_.count(Row::Status::Skipped);
             return;
         }
         Run result;
@@ -83,6 +85,7 @@ private:
             result = run(backend, op, input, settings_);
         } catch (const StreamCompaction::Unsupported &e) {
             fmt::print("    skipped: {}\n", e.what());
+            tally_.count(Row::Status::Skipped);
             return;
         }
         fmt::print("   elapsed time: {:g}ms    ({} Measured)\n", result.timing.medianMs,
@@ -94,16 +97,17 @@ private:
         const Verdict verdict = verify(op, result, want);
         if (verdict.passed()) {
             fmt::print("    passed\n");
+            tally_.count(Row::Status::Passed);
             return;
         }
-        ++failures_;
+        tally_.count(Row::Status::Failed);
         fmt::print("    {}\n    {}\n", verdict.detail,
                    verdict.kind == Verdict::Kind::FailCount ? "FAIL COUNT" : "FAIL VALUE");
     }
 
     const Options &options_;
     RunSettings settings_;
-    int failures_ = 0;
+    Tally tally_;
 };
 
 }  // namespace
@@ -130,8 +134,9 @@ int runCourseSequence(const Options &options) {
         madeBy = operation.randomInput;
         course.section(operation.courseSection, op, input);
     }
+    fmt::print("\n{}\n", course.tally().courseSummary());
     std::fflush(stdout);
-    return course.failures() == 0 ? 0 : 1;
+    return course.tally().exitStatus();
 }
 
 }  // namespace Harness

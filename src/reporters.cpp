@@ -219,6 +219,7 @@ public:
         writeLine(rowFields(row), [](const Field &field) { return plainText(field.value); });
     }
     void endOp() override {}
+    void stop(const std::string &) override {}
     void end() override {}
 
 private:
@@ -247,6 +248,7 @@ public:
     }
     void add(const Row &) override {}
     void endOp() override {}
+    void stop(const std::string &) override {}
     void end() override {}
 
 private:
@@ -264,11 +266,17 @@ public:
         out_.write(fmt::format("{}\n    {}", rows_++ ? "," : "", jsonObject(rowFields(row))));
     }
     void endOp() override {}
-    void end() override { out_.write("\n  ]\n}\n"); }
+    void stop(const std::string &why) override { stoppedBy_ = why; }
+    // "complete" says whether every cell of the sweep is in "rows".
+    void end() override {
+        const std::string stopped = stoppedBy_ ? fmt::format(",\n  \"stopped\": {}", jsonString(*stoppedBy_)) : "";
+        out_.write(fmt::format("\n  ],\n  \"complete\": {}{}\n}}\n", stoppedBy_ ? "false" : "true", stopped));
+    }
 
 private:
     Output out_;
     long long rows_ = 0;
+    std::optional<std::string> stoppedBy_;
 };
 
 // ---- Text and markdown: three tables per op ----
@@ -400,7 +408,13 @@ public:
         rows_.clear();
         out_.write(text);
     }
-    void end() override {}
+    void stop(const std::string &why) override { stoppedBy_ = why; }
+    // An interrupted report says so under its last table.
+    void end() override {
+        if (!stoppedBy_) return;
+        const std::string line = fmt::format("Incomplete: {}; the tables hold the cells finished before it.", *stoppedBy_);
+        out_.write((markdown_ ? "**" + line + "**" : line) + "\n");
+    }
 
 private:
     // Rows: every (size, companion, block size) the GPU back ends ran, or the CPU's.
@@ -474,6 +488,7 @@ private:
     Output out_;
     bool markdown_;
     std::vector<Row> rows_;
+    std::optional<std::string> stoppedBy_;
 };
 
 }  // namespace
@@ -502,6 +517,25 @@ std::unique_ptr<Reporter> makeReporter(Format format, std::FILE *out, const std:
         case Format::Text: return std::make_unique<TableReporter>(std::move(output), false);
     }
     return nullptr;
+}
+
+void Tally::count(Row::Status status) {
+    switch (status) {
+        case Row::Status::Passed: ++passed; break;
+        case Row::Status::Failed: ++failed; break;
+        case Row::Status::Skipped: ++skipped; break;
+    }
+}
+
+int Tally::exitStatus() const {
+    if (failed > 0) return kExitFailed;
+    return passed == 0 && skipped > 0 ? kExitNothingRan : kExitVerified;
+}
+
+std::string Tally::courseSummary() const { return fmt::format("{} passed, {} failed, {} skipped", passed, failed, skipped); }
+
+std::string Tally::sweepSummary() const {
+    return fmt::format("{} cells verified, {} failed, {} skipped", passed, failed, skipped);
 }
 
 std::unique_ptr<Reporter> makeContextReporter(std::FILE *out, const std::string &where) {

@@ -71,7 +71,34 @@ public:
     virtual void add(const Row &row) = 0;
     /** Every row of the current op has been added. */
     virtual void endOp() = 0;
+    /**
+     * The report is cut short, `why` ("stopped by SIGINT"): called before end(). JSON
+     * then ends with "complete": false and the reason, text and markdown with a line.
+     */
+    virtual void stop(const std::string &why) = 0;
     virtual void end() = 0;
+};
+
+/**
+ * The exit statuses of the program, which --help lists: every test or cell verified (or
+ * some skipped), one failed, a bad command line or output (nothing run), nothing could
+ * run (every one skipped); an interrupted sweep exits 128 + the signal (130, 143).
+ */
+enum ExitStatus : int { kExitVerified = 0, kExitFailed = 1, kExitBadInput = 2, kExitNothingRan = 3 };
+
+/** How many tests or cells passed, failed and were skipped. */
+struct Tally {
+    long long passed = 0;
+    long long failed = 0;
+    long long skipped = 0;
+
+    void count(Row::Status status);
+    /** kExitFailed when one failed, kExitNothingRan when every one was skipped, else kExitVerified. */
+    int exitStatus() const;
+    /** The course run's last line: "10 passed, 0 failed, 30 skipped". */
+    std::string courseSummary() const;
+    /** A sweep's last line, on stderr: "24 cells verified, 0 failed, 6 skipped". */
+    std::string sweepSummary() const;
 };
 
 /**

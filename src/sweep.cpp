@@ -234,8 +234,9 @@ public:
         settings_.keep = options.keep;
     }
 
-    // Returns how many cells failed. Stops early, between cells, on SIGINT or SIGTERM.
-    int run() {
+    // Returns how many cells passed, failed and were skipped. Stops early, between cells,
+    // on SIGINT or SIGTERM.
+    Tally run() {
         const int previousBlockSize = Common::blockSize();
         for (Op op : options_.ops) {
             const auto backends = sweepBackends(options_, op);
@@ -250,7 +251,7 @@ public:
         }
         Common::setBlockSize(previousBlockSize);
         progress_.clear();
-        return failures_;
+        return tally_;
     }
 
 private:
@@ -412,7 +413,7 @@ private:
     }
 
     void report(const Row &row) {
-        if (row.status == Row::Status::Failed) ++failures_;
+        tally_.count(row.status);
         progress_.clear();
         for (Reporter *reporter : reporters_) reporter->add(row);
     }
@@ -423,7 +424,7 @@ private:
     RunSettings settings_;
     Progress progress_;
     long long done_ = 0;
-    int failures_ = 0;
+    Tally tally_;
 };
 
 // The size of the largest cell a chosen GPU back end can run (cellSkipReason), or 0
@@ -476,10 +477,11 @@ std::string openOutputs(const Options &options, std::vector<Destination> &files)
 // Ends every open report (the current op's table, JSON's closing brackets) after an
 // error; a report that fails again is left as it is, the first error being the one
 // reported.
-void endAfterError(const std::vector<Reporter *> &open) noexcept {
+void endAfterError(const std::vector<Reporter *> &open, const std::string &why) noexcept {
     for (Reporter *reporter : open) {
         try {
             reporter->endOp();
+            reporter->stop(why);
             reporter->end();
         } catch (...) {
         }
@@ -495,7 +497,7 @@ int runSweep(const Options &options) {
     if (problem.empty()) problem = openOutputs(options, files);
     if (!problem.empty()) {
         fmt::print(stderr, "cis565_stream_compaction: {}\n", problem);
-        return 2;
+        return kExitBadInput;
     }
 
     std::vector<std::unique_ptr<Reporter>> owned;
@@ -511,31 +513,38 @@ int runSweep(const Options &options) {
     const StopSignals stopSignals;
     const Context context = sweepContext(options, largestSize);
     std::vector<Reporter *> open;  // begun and not yet ended
-    int failures = 0;
+    Tally tally;
     try {
         for (Reporter *reporter : reporters) {
             reporter->begin(context);
             open.push_back(reporter);
         }
-        failures = Sweep(options, reporters, context.copyBandwidthGBs).run();
+        tally = Sweep(options, reporters, context.copyBandwidthGBs).run();
+        const std::string stoppedBy = stopSignal == 0 ? "" : stopSignal == SIGINT ? "SIGINT" : "SIGTERM";
         while (!open.empty()) {
             Reporter *reporter = open.front();
             open.erase(open.begin());
+            if (!stoppedBy.empty()) reporter->stop("stopped by " + stoppedBy);
             reporter->end();
         }
-    } catch (...) {
+        std::fflush(stdout);
+        fmt::print(stderr, "{}\n", tally.sweepSummary());
+        if (!stoppedBy.empty()) {
+            fmt::print(stderr, "cis565_stream_compaction: stopped by {}; the rows finished before it are in the report\n",
+                       stoppedBy);
+            return 128 + stopSignal;
+        }
+    } catch (const std::exception &e) {
         // An error that is not one cell's (a report that cannot be written, host memory
         // running out): every other report still gets its finished rows and its ending,
         // so a JSON file stays valid; then main prints the error.
-        endAfterError(open);
+        endAfterError(open, e.what());
+        throw;
+    } catch (...) {
+        endAfterError(open, "an error");
         throw;
     }
-    if (stopSignal) {
-        fmt::print(stderr, "cis565_stream_compaction: stopped by {}; the rows finished before it are in the report\n",
-                   stopSignal == SIGINT ? "SIGINT" : "SIGTERM");
-        return 128 + stopSignal;
-    }
-    return failures == 0 ? 0 : 1;
+    return tally.exitStatus();
 }
 
 }  // namespace Harness

@@ -46,10 +46,13 @@ assert all(len(r) == len(header) for r in data), "a CSV row is cut short"
 report = json.load(open(base + ".json"))
 assert len(report["rows"]) == len(data), (len(report["rows"]), len(data))
 assert all(r["verified"] == "passed" for r in report["rows"]), "a row that did not pass"
+assert report["complete"] is False, "the JSON of a stopped sweep is not marked incomplete"
+assert report["stopped"] == "stopped by SIG" + base.rsplit("/", 1)[1], report["stopped"]
 markdown = open(base + ".md").read()
 # The finished rows' table, not the command line that the context quotes.
 assert re.search(r"^### scan$", markdown, re.M), "no scan table heading in the markdown"
 assert re.search(r"^\| 2\^\d+ ", markdown, re.M), "no data row in the markdown's scan table"
+assert markdown.rstrip().endswith("the tables hold the cells finished before it.**"), "the markdown does not say it is cut short"
 print(f"ok: {base.rsplit('/', 1)[1]}: {len(data)} finished rows in CSV and JSON")
 PY
   grep -q "stopped by SIG$signal" "$dir/$signal.err" || { echo "FAIL: no message on stderr"; failed=1; }

@@ -208,13 +208,15 @@ Row skippedRow() {
     return row;
 }
 
-// Writes a whole report with `format` and returns it.
-std::string report(Format format, const std::vector<Row> &rows) {
+// Writes a whole report with `format` and returns it; cut short saying `stoppedBy`
+// unless that is empty.
+std::string report(Format format, const std::vector<Row> &rows, const std::string &stoppedBy = "") {
     std::FILE *file = std::tmpfile();
     auto reporter = Harness::makeReporter(format, file, "the test file");
     reporter->begin(sampleContext());
     for (const Row &row : rows) reporter->add(row);
     reporter->endOp();
+    if (!stoppedBy.empty()) reporter->stop(stoppedBy);
     reporter->end();
     std::rewind(file);
     std::string text;
@@ -408,6 +410,53 @@ TEST(JsonReporter, ReadsBackContextAndRows) {
     EXPECT_EQ(rows[2]["note"].string, failedRow().note);  // escapes survive
     EXPECT_TRUE(rows[3]["npot"].boolean);
     EXPECT_EQ(rows[3]["median_ms"].kind, Json::Kind::Null);
+}
+
+TEST(JsonReporter, SaysWhetherItIsComplete) {
+    const Json whole = JsonReader(report(Format::Json, {cpuRow()})).document();
+    EXPECT_EQ(whole["complete"].kind, Json::Kind::Bool);
+    EXPECT_TRUE(whole["complete"].boolean);
+    EXPECT_EQ(whole.object.count("stopped"), 0u);
+    const Json cut = JsonReader(report(Format::Json, {cpuRow()}, "stopped by SIGINT")).document();
+    EXPECT_EQ(cut["complete"].kind, Json::Kind::Bool);
+    EXPECT_FALSE(cut["complete"].boolean);
+    EXPECT_EQ(cut["stopped"].string, "stopped by SIGINT");
+    EXPECT_EQ(cut["rows"].array.size(), 1u);
+}
+
+// An interrupted table report ends with a line saying so; a whole one does not.
+TEST(TableReporters, AnInterruptedReportSaysSoUnderItsLastTable) {
+    const std::string whole = report(Format::Markdown, {cpuRow()});
+    EXPECT_EQ(whole.find("Incomplete"), std::string::npos) << whole;
+    const std::string markdown = report(Format::Markdown, {cpuRow()}, "stopped by SIGTERM");
+    const std::string line =
+        "**Incomplete: stopped by SIGTERM; the tables hold the cells finished before it.**\n";
+    ASSERT_GE(markdown.size(), line.size());
+    EXPECT_EQ(markdown.substr(markdown.size() - line.size()), line) << markdown;
+    const std::string text = report(Format::Text, {cpuRow()}, "stopped by SIGINT");
+    const std::string textLine = "Incomplete: stopped by SIGINT; the tables hold the cells finished before it.\n";
+    ASSERT_GE(text.size(), textLine.size());
+    EXPECT_EQ(text.substr(text.size() - textLine.size()), textLine) << text;
+}
+
+TEST(Tally, ExitStatusAndSummaryLines) {
+    Harness::Tally tally;
+    EXPECT_EQ(tally.exitStatus(), Harness::kExitVerified);
+    tally.count(Row::Status::Skipped);
+    tally.count(Row::Status::Skipped);
+    EXPECT_EQ(tally.exitStatus(), Harness::kExitNothingRan);  // every one skipped
+    tally.count(Row::Status::Passed);
+    EXPECT_EQ(tally.exitStatus(), Harness::kExitVerified);  // some skipped, the rest verified
+    EXPECT_EQ(tally.sweepSummary(), "1 cells verified, 0 failed, 2 skipped");
+    EXPECT_EQ(tally.courseSummary(), "1 passed, 0 failed, 2 skipped");
+    tally.count(Row::Status::Failed);
+    EXPECT_EQ(tally.exitStatus(), Harness::kExitFailed);
+    EXPECT_EQ(tally.sweepSummary(), "1 cells verified, 1 failed, 2 skipped");
+    Harness::Tally failedOnly;
+    failedOnly.count(Row::Status::Failed);
+    EXPECT_EQ(failedOnly.exitStatus(), Harness::kExitFailed);
+    EXPECT_EQ(Harness::kExitBadInput, 2);
+    EXPECT_EQ(Harness::kExitNothingRan, 3);
 }
 
 TEST(JsonReporter, WithoutAGpuTheGpuFieldsAreNull) {

@@ -1,6 +1,7 @@
 #include "reporters.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
@@ -497,10 +498,14 @@ Format parseFormat(const std::string &name) {
     for (const auto &[text, format] : kFormatNames) {
         if (name == text) return format;
     }
-    throw std::invalid_argument(fmt::format("'{}' is not a format; choose text, markdown, csv or json", name));
+    std::vector<std::string> names;
+    for (const auto &entry : kFormatNames) names.push_back(entry.first);
+    throw std::invalid_argument(unknownNameMessage("format", "formats", name, names));
 }
 
-std::optional<Format> formatForPath(const std::string &path) {
+std::optional<Format> formatForPath(const std::string &name) {
+    std::string path = name;  // extensions in any case: "A.CSV" is CSV
+    std::transform(path.begin(), path.end(), path.begin(), [](unsigned char c) { return std::tolower(c); });
     for (const auto &[extension, format] : kExtensions) {
         const std::string ext = extension;
         if (path.size() > ext.size() && path.compare(path.size() - ext.size(), ext.size(), ext) == 0) return format;

@@ -21,7 +21,7 @@ enum class Format { Text, Markdown, Csv, Json };
 /** "text", "markdown", "csv", "json"; throws std::invalid_argument naming them. */
 Format parseFormat(const std::string &name);
 
-/** The format a file name's extension stands for (.txt, .md, .csv, .json), if any. */
+/** The format a file name's extension stands for (.txt, .md, .csv, .json, in any case), if any. */
 std::optional<Format> formatForPath(const std::string &path);
 
 /** What a report says about how and where it was made. */

@@ -268,6 +268,9 @@ TEST(Formats, NamesAndExtensions) {
     EXPECT_EQ(Harness::formatForPath("a.csv"), Format::Csv);
     EXPECT_EQ(Harness::formatForPath("a.json"), Format::Json);
     EXPECT_EQ(Harness::formatForPath("a.txt"), Format::Text);
+    EXPECT_EQ(Harness::formatForPath("A.CSV"), Format::Csv);
+    EXPECT_EQ(Harness::formatForPath("a.Md"), Format::Markdown);
+    EXPECT_FALSE(Harness::formatForPath(".CSV"));
     EXPECT_FALSE(Harness::formatForPath("a.dat"));
     EXPECT_FALSE(Harness::formatForPath(".csv"));
     EXPECT_FALSE(Harness::formatForPath("csv"));

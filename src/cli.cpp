@@ -74,7 +74,8 @@ int parseCount(const std::string &text) {
 }
 
 // Adapts a throwing parser to a CLI11 validator, whose message CLI11 prefixes with the
-// flag's name.
+// flag's name. `name` is the option's placeholder in --help ("SIZE"); the validator has no
+// description of its own, so that --help shows "--size SIZE", not "--size TEXT:SIZE".
 template <typename Check>
 CLI::Validator validator(const char *name, Check check) {
     return CLI::Validator(
@@ -86,7 +87,49 @@ CLI::Validator validator(const char *name, Check check) {
                 return std::string(e.what());
             }
         },
-        name);
+        "", name);
+}
+
+// The number of single-character edits (insertions, deletions, substitutions and swaps
+// of neighbours) that turn `a` into `b`: the optimal string alignment distance.
+std::size_t editDistance(const std::string &a, const std::string &b) {
+    std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
+    for (std::size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
+    for (std::size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
+    for (std::size_t i = 1; i <= a.size(); ++i) {
+        for (std::size_t j = 1; j <= b.size(); ++j) {
+            d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+                d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+        }
+    }
+    return d[a.size()][b.size()];
+}
+
+// The candidate nearest to `word` when it is near enough to be a slip (at most a third of
+// its letters wrong, at least one allowed), or ""; of two as near, the one of its length
+// ("--sizez": --sizes, not --size).
+std::string nearest(const std::string &word, const std::vector<std::string> &candidates) {
+    const auto lengthGap = [&word](const std::string &c) {
+        return c.size() > word.size() ? c.size() - word.size() : word.size() - c.size();
+    };
+    std::string best;
+    std::size_t bestDistance = std::max<std::size_t>(1, word.size() / 3) + 1;
+    for (const std::string &candidate : candidates) {
+        const std::size_t distance = editDistance(word, candidate);
+        const bool asNearAndCloserInLength =
+            distance == bestDistance && !best.empty() && lengthGap(candidate) < lengthGap(best);
+        if (distance < bestDistance || asNearAndCloserInLength) {
+            best = candidate;
+            bestDistance = distance;
+        }
+    }
+    return best;
+}
+
+[[noreturn]] void unknownName(const std::string &what, const std::string &plural, const std::string &name,
+                              const std::vector<std::string> &names) {
+    throw std::invalid_argument(unknownNameMessage(what, plural, name, names));
 }
 
 bool isPowerOfTwo(long long n) { return n > 0 && (n & (n - 1)) == 0; }
@@ -135,6 +178,12 @@ void appendRange(const std::string &item, std::vector<long long> &sizes) {
                                             text));
 }
 
+[[noreturn]] void notBlockSize(const std::string &text) {
+    throw std::invalid_argument(fmt::format("'{}' is not a block size; use a multiple of 32 from 32 to 1024, written "
+                                            "256, 2^8 or 1K",
+                                            text));
+}
+
 // The back ends that run at the block size (Backend::honoursBlockSize), comma-separated.
 std::string blockSizeBackends() {
     std::vector<std::string> names;
@@ -144,11 +193,13 @@ std::string blockSizeBackends() {
     return fmt::format("{}", fmt::join(names, ", "));
 }
 
-std::string opNames() {
+std::vector<std::string> opNameList() {
     std::vector<std::string> names;
     for (Op op : kAllOps) names.push_back(opName(op));
-    return joined(names);
+    return names;
 }
+
+std::string opNames() { return joined(opNameList()); }
 
 // The names of the back ends among `chosen` that offer `op`, joined.
 std::string backendsOffering(const std::vector<std::string> &chosen, Op op) {
@@ -173,6 +224,13 @@ std::string typedCommandLine(int argc, const char *const *argv) {
 }
 
 }  // namespace
+
+std::string unknownNameMessage(const std::string &what, const std::string &plural, const std::string &name,
+                               const std::vector<std::string> &names) {
+    const std::string guess = nearest(name, names);
+    return fmt::format("unknown {} '{}'; {}{}: {}", what, name,
+                       guess.empty() ? "" : fmt::format("did you mean '{}'? ", guess), plural, joined(names));
+}
 
 long long parseSize(const std::string &text) {
     long long value = 0;
@@ -214,6 +272,15 @@ std::vector<long long> parseSizeList(const std::string &text) {
     return sizes;
 }
 
+int parseBlockSize(const std::string &text) {
+    if (text.find_first_of(",:") != std::string::npos) notBlockSize(text);
+    try {
+        return parseBlockSizeList(text).front();
+    } catch (const std::invalid_argument &) {
+        notBlockSize(text);
+    }
+}
+
 std::vector<int> parseBlockSizeList(const std::string &text) {
     std::vector<long long> sizes;
     try {
@@ -235,7 +302,7 @@ Op parseOp(const std::string &name) {
     for (Op op : kAllOps) {
         if (name == opName(op)) return op;
     }
-    throw std::invalid_argument(fmt::format("'{}' is not an operation; choose from {}", name, opNames()));
+    unknownName("operation", "operations", name, opNameList());
 }
 
 StreamCompaction::Predicate parsePredicate(const std::string &text) {
@@ -274,6 +341,7 @@ void addRunOptions(CLI::App &app, Options &options, RawText &raw) {
     app.add_option("--size", raw.size, "Array size SIZE for the test sequence (NPOT = SIZE - 3): 1048576, 2^20 or 1M, "
                                        "up to 2^31 - 1; with a sweep, its one size (up to 2^33) unless --sizes")
         ->group(kCourseGroup)
+        ->type_name("SIZE")
         ->check(validator("SIZE", [](const std::string &text) { parseSize(text); }));
     app.add_option("--block-size", raw.blockSize,
                    fmt::format("Threads per block of the GPU back ends whose kernels take one ({}; the others have "
@@ -281,15 +349,12 @@ void addRunOptions(CLI::App &app, Options &options, RawText &raw) {
                                "--block-sizes",
                                blockSizeBackends()))
         ->group(kRunGroup)
-        ->check(validator("32..1024", [](const std::string &text) {
-            if (!StreamCompaction::Common::validBlockSize(parseCount(text))) {
-                throw std::invalid_argument(
-                    fmt::format("'{}' is not a block size; use a multiple of 32 from 32 to 1024", text));
-            }
-        }));
+        ->type_name("B")
+        ->check(validator("B", [](const std::string &text) { parseBlockSize(text); }));
     app.add_option("--seed", raw.seed, "Seed of the random inputs (default 565)")
         ->group(kRunGroup)
-        ->check(validator("0..2^64-1", [](const std::string &text) {
+        ->type_name("S")
+        ->check(validator("S", [](const std::string &text) {
             if (!parseDecimal<std::uint64_t>(text)) {
                 throw std::invalid_argument(fmt::format("'{}' is not a seed; use a whole number from 0 to 2^64 - 1", text));
             }
@@ -298,15 +363,14 @@ void addRunOptions(CLI::App &app, Options &options, RawText &raw) {
                    "Comma-separated back ends to run: " + joinedBackendNames() + " (default: all)")
         ->group(kRunGroup)
         ->delimiter(',')
-        ->check(validator("BACKEND", [](const std::string &name) {
-            if (!StreamCompaction::findBackend(name)) {
-                throw std::invalid_argument(
-                    fmt::format("'{}' is not a back end; choose from {}", name, joinedBackendNames()));
-            }
+        ->type_name("NAMES")
+        ->check(validator("NAMES", [](const std::string &name) {
+            if (!StreamCompaction::findBackend(name)) unknownName("back end", "back ends", name, allBackendNames());
         }));
     app.add_option("--reps", raw.reps, "Timed calls per figure; the median is printed (default 5)")
         ->group(kRunGroup)
-        ->check(validator("1..1000", [](const std::string &text) {
+        ->type_name("R")
+        ->check(validator("R", [](const std::string &text) {
             const int reps = parseCount(text);
             if (reps < 1 || reps > 1000) {
                 throw std::invalid_argument(fmt::format("'{}' is not a count of runs; use 1 to 1000", text));
@@ -314,7 +378,8 @@ void addRunOptions(CLI::App &app, Options &options, RawText &raw) {
         }));
     app.add_option("--warmup", raw.warmup, "Untimed calls before the timed ones (default 1)")
         ->group(kRunGroup)
-        ->check(validator("0..1000", [](const std::string &text) {
+        ->type_name("W")
+        ->check(validator("W", [](const std::string &text) {
             const int warmup = parseCount(text);
             if (warmup < 0 || warmup > 1000) {
                 throw std::invalid_argument(fmt::format("'{}' is not a count of runs; use 0 to 1000", text));
@@ -332,39 +397,48 @@ std::vector<CLI::Option *> addSweepOptions(CLI::App &app, Options &options, RawT
                            joined64BitBackendNames() + " run")
             ->group(kSweepGroup)
             ->excludes("--size")
-            ->check(validator("SIZES", [](const std::string &text) { parseSizeList(text); })));
+            ->type_name("LIST")
+        ->check(validator("LIST", [](const std::string &text) { parseSizeList(text); })));
     sweepFlags.push_back(
         app.add_option("--block-sizes", raw.blockSizes,
                        "Block sizes for the GPU back ends: 128,256,512,1024 or 2^7:2^10")
             ->group(kSweepGroup)
             ->excludes("--block-size")
-            ->check(validator("BLOCKS", [](const std::string &text) { parseBlockSizeList(text); })));
+            ->type_name("LIST")
+        ->check(validator("LIST", [](const std::string &text) { parseBlockSizeList(text); })));
     sweepFlags.push_back(
         app.add_option("--ops", raw.ops, "Comma-separated operations: " + opNames() + " (default: all)")
             ->group(kSweepGroup)
             ->delimiter(',')
-            ->check(validator("OP", [](const std::string &name) { parseOp(name); })));
+            ->type_name("NAMES")
+        ->check(validator("NAMES", [](const std::string &name) { parseOp(name); })));
     sweepFlags.push_back(
         app.add_option("--keep", raw.keep,
                        "What compact and partition keep of their inputs (the course's values 0 to 3): nonzero "
                        "(default), mod:K (multiples of K >= 1) or gt:T (values above T)")
             ->group(kSweepGroup)
-            ->check(validator("PREDICATE", [](const std::string &text) { parsePredicate(text); })));
-    sweepFlags.push_back(app.add_flag("--npot,!--no-npot", options.npot,
-                                      "Also measure SIZE - 3 for every power of two SIZE in --sizes (default: on)")
-                             ->group(kSweepGroup));
+            ->type_name("PREDICATE")
+        ->check(validator("PREDICATE", [](const std::string &text) { parsePredicate(text); })));
+    // Two flags, not CLI11's "--npot,!--no-npot", so that both together can be refused
+    // and --help shows no "{false}".
+    sweepFlags.push_back(
+        app.add_flag("--npot")
+            ->description("Also measure SIZE - 3 for every power of two SIZE in --sizes (the default)")
+            ->group(kSweepGroup));
+    sweepFlags.push_back(app.add_flag("--no-npot")->description("Measure the sizes in --sizes alone")->group(kSweepGroup));
     sweepFlags.push_back(
         app.add_option("--format", raw.format, "Format on stdout: text (default), markdown, csv or json")
             ->group(kReportGroup)
-            ->check(validator("FORMAT", [](const std::string &text) { parseFormat(text); })));
+            ->type_name("FORMAT")
+        ->check(validator("FORMAT", [](const std::string &text) { parseFormat(text); })));
     sweepFlags.push_back(
         app.add_option("--output", options.outputs,
                        "Also write the report to FILE, in the format its extension names (.txt, .md, .csv, "
                        ".json); repeatable")
             ->group(kReportGroup)
-            ->type_name("FILE")
             ->allow_extra_args(false)
-            ->check(validator(".txt|.md|.csv|.json", [](const std::string &path) {
+            ->type_name("FILE")
+        ->check(validator("FILE", [](const std::string &path) {
                 if (!formatForPath(path)) {
                     throw std::invalid_argument(
                         fmt::format("'{}' has no known extension; name the file .txt, .md, .csv or .json", path));
@@ -388,7 +462,7 @@ void dropRepeats(std::vector<T> &items) {
 // Turns the checked text into values; returns a one-line error, or "".
 std::string finish(const RawText &raw, Options &options) {
     if (!raw.size.empty()) options.size = parseSize(raw.size);
-    if (!raw.blockSize.empty()) options.blockSize = parseCount(raw.blockSize);
+    if (!raw.blockSize.empty()) options.blockSize = parseBlockSize(raw.blockSize);
     if (!raw.seed.empty()) options.seed = *parseDecimal<std::uint64_t>(raw.seed);
     if (!raw.reps.empty()) options.reps = parseCount(raw.reps);
     if (!raw.warmup.empty()) options.warmup = parseCount(raw.warmup);
@@ -424,14 +498,44 @@ std::string finish(const RawText &raw, Options &options) {
     return "";
 }
 
+// "unknown flag --backend; did you mean --backends?" for the first argument that looks
+// like a long flag ("--name" or "--name=value") and names none of `app`'s, else "".
+std::string unknownFlag(const CLI::App &app, int argc, const char *const *argv) {
+    std::vector<std::string> flags;
+    for (const CLI::Option *option : app.get_options()) {
+        for (const std::string &name : option->get_lnames()) flags.push_back("--" + name);
+    }
+    for (int i = 1; i < argc; ++i) {
+        const std::string arg = argv[i];
+        if (arg.rfind("--", 0) != 0 || arg == "--") continue;
+        const std::string flag = arg.substr(0, arg.find('='));
+        if (std::find(flags.begin(), flags.end(), flag) != flags.end()) continue;
+        const std::string guess = nearest(flag, flags);
+        return fmt::format("unknown flag {}; {}", flag, guess.empty() ? "see --help" : "did you mean " + guess + "?");
+    }
+    return "";
+}
+
 }  // namespace
 
 int parseCommandLine(int argc, const char *const *argv, Options &options) {
     CLI::App app{"CIS 565 Project 2: scan and stream compaction on the CPU and the GPU.\n"
                  "With no arguments, runs the course's test sequence on 2^20 random ints; with sweep or report\n"
-                 "flags, times every chosen op, size, block size and back end and reports tables, CSV or JSON.",
+                 "flags, times every chosen op, size, block size and back end and reports tables, CSV or JSON.\n"
+                 "Sizes and block sizes are written 1048576, 2^20 or 1M (K, M, G = 2^10, 2^20, 2^30).\n"
+                 "\n"
+                 "Examples (the course report's block-size table, then its array-size plot's CSV, for\n"
+                 "scripts/plot sizes.csv):\n"
+                 "  cis565_stream_compaction --sizes 2^24 --block-sizes 2^7:2^10 \\\n"
+                 "      --backends naive,efficient,textbook,shared --ops scan,compact --format markdown\n"
+                 "  cis565_stream_compaction --sizes 2^10:2^28 --ops scan,compact --output sizes.csv\n"
+                 "  cis565_stream_compaction --size 2^24 --block-size 256   # the test sequence at 2^24",
                  "cis565_stream_compaction"};
     app.set_version_flag("--version", "cis565_stream_compaction " SC_VERSION);
+    app.footer("Exit status: 0 every test or cell verified (some may be skipped), 1 one failed, 2 a bad command\n"
+               "line or output (nothing run), 3 nothing could run (every one skipped), 130 or 143 stopped by\n"
+               "SIGINT or SIGTERM. The course run ends with \"N passed, N failed, N skipped\" on stdout; a sweep\n"
+               "with \"N cells verified, N failed, N skipped\" on stderr, so that a CSV or JSON stdout stays plain.");
     RawText raw;
     addRunOptions(app, options, raw);
     const std::vector<CLI::Option *> sweepFlags = addSweepOptions(app, options, raw);
@@ -443,25 +547,31 @@ int parseCommandLine(int argc, const char *const *argv, Options &options) {
             ->group(kGradeGroup);
     for (const char *sweepOnly : {"--sizes", "--block-sizes", "--ops", "--keep", "--npot"}) grade->excludes(sweepOnly);
 
-    try {
-        app.parse(argc, argv);
-    } catch (const CLI::Success &e) {
-        return app.exit(e);  // --help, --version
-    } catch (const CLI::ParseError &e) {
-        fmt::print(stderr, "cis565_stream_compaction: {}\n", e.what());
-        return 2;
+    std::string problem = unknownFlag(app, argc, argv);
+    if (problem.empty()) {
+        try {
+            app.parse(argc, argv);
+        } catch (const CLI::Success &e) {
+            return app.exit(e);  // --help, --version
+        } catch (const CLI::ParseError &e) {
+            problem = e.what();
+        }
     }
-    options.sweep = !options.grade && std::any_of(sweepFlags.begin(), sweepFlags.end(),
-                                                  [](const CLI::Option *flag) { return flag->count() > 0; });
-    if (options.grade && !StreamCompaction::Student::loaded()) {
-        fmt::print(stderr, "cis565_stream_compaction: --grade: no course submission is built in; build one with "
-                           "make run STUDENT=DIR ARGS=--grade (CMake: -DSC_STUDENT_DIR=DIR)\n");
-        return 2;
-    }
-    const std::string problem = finish(raw, options);
+    if (problem.empty()) problem = [&]() -> std::string {
+        if (app.get_option("--npot")->count() > 0 && app.get_option("--no-npot")->count() > 0)
+            return "--npot and --no-npot contradict each other; give one of them";
+        options.npot = app.get_option("--no-npot")->count() == 0;
+        options.sweep = !options.grade && std::any_of(sweepFlags.begin(), sweepFlags.end(),
+                                                      [](const CLI::Option *flag) { return flag->count() > 0; });
+        if (options.grade && !StreamCompaction::Student::loaded()) {
+            return "--grade: no course submission is built in; build one with make run STUDENT=DIR ARGS=--grade "
+                   "(CMake: -DSC_STUDENT_DIR=DIR)";
+        }
+        return finish(raw, options);
+    }();
     if (!problem.empty()) {
         fmt::print(stderr, "cis565_stream_compaction: {}\n", problem);
-        return 2;
+        return kExitBadInput;
     }
     options.commandLine = typedCommandLine(argc, argv);
     return -1;

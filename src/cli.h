@@ -55,6 +55,12 @@ long long parseSize(const std::string &text);
  */
 std::vector<long long> parseSizeList(const std::string &text);
 
+/**
+ * One block size, in parseSize's syntax ("256", "2^8"; "1K" is 1024): a multiple of 32
+ * from 32 to 1024. Throws std::invalid_argument saying what is accepted.
+ */
+int parseBlockSize(const std::string &text);
+
 /** Like parseSizeList, each value a block size: a multiple of 32 from 32 to 1024. */
 std::vector<int> parseBlockSizeList(const std::string &text);
 
@@ -63,6 +69,14 @@ Op parseOp(const std::string &name);
 
 /** "nonzero", "mod:K" (K >= 1) or "gt:T"; throws std::invalid_argument naming them. */
 StreamCompaction::Predicate parsePredicate(const std::string &text);
+
+/**
+ * "unknown back end 'cpus'; did you mean 'cpu'? back ends: cpu, naive, ...": `what` and
+ * `plural` name the kind, the suggestion is the nearest of `names` when it is a likely
+ * slip (a few letters off), and every name follows.
+ */
+std::string unknownNameMessage(const std::string &what, const std::string &plural, const std::string &name,
+                               const std::vector<std::string> &names);
 
 /** "2^20" for a power of two, else the plain number. */
 std::string formatSize(long long n);

@@ -14,6 +14,7 @@
 #include <stream_compaction/student.h>
 
 #include "device_info.h"
+#include "reporters.h"
 #include "runner.h"
 #include "testing_helpers.hpp"
 
@@ -47,7 +48,7 @@ public:
         settings_.reps = options.reps;
     }
 
-    int failures() const { return failures_; }
+    const Tally &tally() const { return tally_; }
 
     // One section: every chosen back end offering `op`, on the power-of-two input and
     // on its first NPOT elements. The CPU's outputs are printed, as in the course. A
@@ -80,7 +81,7 @@ public:
                     if (function->offered) {
                         both(name, *function->row);
                     } else {
-                        ++failures_;
+                        tally_.count(Row::Status::Failed);
                         fmt::print("==== {} ====\n", name);
                         if (Student::problem().empty()) {
                             fmt::print("    not offered: the submission defines no {} with the course's type\n",
@@ -121,6 +122,7 @@ private:
         fmt::print("==== {} ====\n", description);
         if (backend.onGpu && !Common::deviceAvailable()) {
             fmt::print("    skipped: no CUDA device\n");
+            tally_.count(Row::Status::Skipped);
             return;
         }
         const bool ownTimer = StreamCompaction::timedByImplementation(backend);
@@ -129,12 +131,13 @@ private:
             ran = run(backend, op, input, settings_);
         } catch (const StreamCompaction::Unsupported &e) {
             fmt::print("    skipped: {}\n", e.what());
+            tally_.count(Row::Status::Skipped);
             return;
         } catch (const std::runtime_error &e) {
             // A submission's error (a CUDA error, an exception it threw) fails its test
             // and the sequence goes on; the project's own end the run.
             if (!ownTimer) throw;
-            ++failures_;
+            tally_.count(Row::Status::Failed);
             fmt::print("    crashed: {}\n", e.what());
             return;
         }
@@ -149,16 +152,17 @@ private:
         const Verdict verdict = verify(op, result, want);
         if (verdict.passed()) {
             fmt::print("    passed\n");
+            tally_.count(Row::Status::Passed);
             return;
         }
-        ++failures_;
+        tally_.count(Row::Status::Failed);
         fmt::print("    {}\n    {}\n", verdict.detail,
                    verdict.kind == Verdict::Kind::FailCount ? "FAIL COUNT" : "FAIL VALUE");
     }
 
     const Options &options_;
     RunSettings settings_;
-    int failures_ = 0;
+    Tally tally_;
 };
 
 }  // namespace
@@ -189,8 +193,9 @@ int runCourseSequence(const Options &options) {
         madeBy = operation.randomInput;
         course.section(operation.courseSection, op, input);
     }
+    fmt::print("\n{}\n", course.tally().courseSummary());
     std::fflush(stdout);
-    return course.failures() == 0 ? 0 : 1;
+    return course.tally().exitStatus();
 }
 
 }  // namespace Harness

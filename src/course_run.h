@@ -9,8 +9,10 @@ namespace Harness {
 /**
  * Runs scan, compaction, partition and sort tests on SIZE and NPOT = SIZE - 3 random
  * ints for the chosen back ends, checking every result against an independent CPU
- * reference. Returns the exit status: 1 if any result failed, else 0 (GPU tests are
- * skipped, not failed, without a CUDA device). CUDA errors propagate as CudaError.
+ * reference, and ends with "N passed, N failed, N skipped". Returns the exit status
+ * (ExitStatus): kExitFailed if any result failed, kExitNothingRan if every test was
+ * skipped, else kExitVerified (GPU tests are skipped, not failed, without a CUDA
+ * device). CUDA errors propagate as CudaError.
  */
 int runCourseSequence(const Options &options);
 

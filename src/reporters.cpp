@@ -1,6 +1,7 @@
 #include "reporters.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
@@ -55,6 +56,9 @@ std::string bytesCountedText() {
 std::vector<Field> contextFields(const Context &c) {
     const auto gpu = [&c](auto get) -> Value { return c.gpu ? Value(get(*c.gpu)) : Value(); };
     return {
+        {"run_id", "Run", c.runId},
+        {"date", "Date", c.date},
+        {"mode", "Mode", c.mode},
         {"command_line", "Command", c.commandLine},
         {"version", "Program version", c.version},
         {"gpu", "GPU", c.gpu ? c.gpu->name : "none (no CUDA device)"},
@@ -192,32 +196,63 @@ private:
 
 // ---- CSV and JSON: a row per cell, written as it arrives ----
 
+// The columns that tell one run's rows from another's when several CSVs are joined.
+std::vector<Field> runFields(const Context &c) {
+    return {
+        {"run_id", "run", c.runId},
+        {"date", "date", c.date},
+        {"gpu", "GPU", c.gpu ? c.gpu->name : "none"},
+        {"mode", "mode", c.mode},
+    };
+}
+
+// A plain CSV: the header on the first line, then a row per cell, every row with its
+// run's columns, so that any CSV reader takes it with its defaults.
 class CsvReporter : public Reporter {
 public:
     explicit CsvReporter(Output out) : out_(std::move(out)) {}
 
-    // Context as "# key: value" comment lines, then the header.
     void begin(const Context &context) override {
-        std::string comments;
-        for (const Field &field : contextFields(context))
-            comments += fmt::format("# {}: {}\n", field.key, plainText(field.value));
-        out_.write(comments);
+        run_ = runFields(context);
         writeLine(rowFields(Row{}), [](const Field &field) { return field.key; });
     }
     void add(const Row &row) override {
         writeLine(rowFields(row), [](const Field &field) { return plainText(field.value); });
     }
     void endOp() override {}
+    void stop(const std::string &) override {}
     void end() override {}
 
 private:
     template <typename Text>
     void writeLine(const std::vector<Field> &fields, Text text) {
         std::string line;
+        for (const Field &field : run_) line += (line.empty() ? "" : ",") + csvQuoted(text(field));
         for (const Field &field : fields) line += (line.empty() ? "" : ",") + csvQuoted(text(field));
         out_.write(line + "\n");
     }
 
+    Output out_;
+    std::vector<Field> run_;
+};
+
+// The context of a CSV report, one key per line.
+class ContextReporter : public Reporter {
+public:
+    explicit ContextReporter(Output out) : out_(std::move(out)) {}
+
+    void begin(const Context &context) override {
+        std::string text = "{";
+        for (const Field &field : contextFields(context))
+            text += fmt::format("{}\n  {}: {}", text.size() > 1 ? "," : "", jsonString(field.key), jsonText(field.value));
+        out_.write(text + "\n}\n");
+    }
+    void add(const Row &) override {}
+    void endOp() override {}
+    void stop(const std::string &) override {}
+    void end() override {}
+
+private:
     Output out_;
 };
 
@@ -232,11 +267,17 @@ public:
         out_.write(fmt::format("{}\n    {}", rows_++ ? "," : "", jsonObject(rowFields(row))));
     }
     void endOp() override {}
-    void end() override { out_.write("\n  ]\n}\n"); }
+    void stop(const std::string &why) override { stoppedBy_ = why; }
+    // "complete" says whether every cell of the sweep is in "rows".
+    void end() override {
+        const std::string stopped = stoppedBy_ ? fmt::format(",\n  \"stopped\": {}", jsonString(*stoppedBy_)) : "";
+        out_.write(fmt::format("\n  ],\n  \"complete\": {}{}\n}}\n", stoppedBy_ ? "false" : "true", stopped));
+    }
 
 private:
     Output out_;
     long long rows_ = 0;
+    std::optional<std::string> stoppedBy_;
 };
 
 // ---- Text and markdown: three tables per op ----
@@ -368,7 +409,13 @@ public:
         rows_.clear();
         out_.write(text);
     }
-    void end() override {}
+    void stop(const std::string &why) override { stoppedBy_ = why; }
+    // An interrupted report says so under its last table.
+    void end() override {
+        if (!stoppedBy_) return;
+        const std::string line = fmt::format("Incomplete: {}; the tables hold the cells finished before it.", *stoppedBy_);
+        out_.write((markdown_ ? "**" + line + "**" : line) + "\n");
+    }
 
 private:
     // Rows: every (size, companion, block size) the GPU back ends ran, or the CPU's.
@@ -442,6 +489,7 @@ private:
     Output out_;
     bool markdown_;
     std::vector<Row> rows_;
+    std::optional<std::string> stoppedBy_;
 };
 
 }  // namespace
@@ -450,10 +498,14 @@ Format parseFormat(const std::string &name) {
     for (const auto &[text, format] : kFormatNames) {
         if (name == text) return format;
     }
-    throw std::invalid_argument(fmt::format("'{}' is not a format; choose text, markdown, csv or json", name));
+    std::vector<std::string> names;
+    for (const auto &entry : kFormatNames) names.push_back(entry.first);
+    throw std::invalid_argument(unknownNameMessage("format", "formats", name, names));
 }
 
-std::optional<Format> formatForPath(const std::string &path) {
+std::optional<Format> formatForPath(const std::string &name) {
+    std::string path = name;  // extensions in any case: "A.CSV" is CSV
+    std::transform(path.begin(), path.end(), path.begin(), [](unsigned char c) { return std::tolower(c); });
     for (const auto &[extension, format] : kExtensions) {
         const std::string ext = extension;
         if (path.size() > ext.size() && path.compare(path.size() - ext.size(), ext.size(), ext) == 0) return format;
@@ -470,6 +522,34 @@ std::unique_ptr<Reporter> makeReporter(Format format, std::FILE *out, const std:
         case Format::Text: return std::make_unique<TableReporter>(std::move(output), false);
     }
     return nullptr;
+}
+
+void Tally::count(Row::Status status) {
+    switch (status) {
+        case Row::Status::Passed: ++passed; break;
+        case Row::Status::Failed: ++failed; break;
+        case Row::Status::Skipped: ++skipped; break;
+    }
+}
+
+int Tally::exitStatus() const {
+    if (failed > 0) return kExitFailed;
+    return passed == 0 && skipped > 0 ? kExitNothingRan : kExitVerified;
+}
+
+std::string Tally::courseSummary() const { return fmt::format("{} passed, {} failed, {} skipped", passed, failed, skipped); }
+
+std::string Tally::sweepSummary() const {
+    return fmt::format("{} cells verified, {} failed, {} skipped", passed, failed, skipped);
+}
+
+std::unique_ptr<Reporter> makeContextReporter(std::FILE *out, const std::string &where) {
+    return std::make_unique<ContextReporter>(Output(out, where));
+}
+
+std::string contextPathFor(const std::string &csvPath) {
+    const std::size_t stem = formatForPath(csvPath) == Format::Csv ? csvPath.size() - 4 : csvPath.size();
+    return csvPath.substr(0, stem) + ".context.json";
 }
 
 std::string sizeLabel(long long size, bool npot) { return npot ? formatSize(size + 3) + " - 3" : formatSize(size); }

@@ -1,7 +1,9 @@
 #pragma once
 // A sweep's reports: tables for people (text, markdown), rows for programs (CSV, JSON).
-// Every report opens with its context; CSV and JSON rows are written and flushed as they
-// arrive, tables when an operation's rows are complete.
+// Text, markdown and JSON open with the run's context; CSV is plain (its header on the
+// first line, then one row per cell, each naming its run, date, GPU and mode), its
+// context in a JSON file beside it (contextPathFor). CSV and JSON rows are written and
+// flushed as they arrive, tables when an operation's rows are complete.
 
 #include <cstdint>
 #include <cstdio>
@@ -19,11 +21,14 @@ enum class Format { Text, Markdown, Csv, Json };
 /** "text", "markdown", "csv", "json"; throws std::invalid_argument naming them. */
 Format parseFormat(const std::string &name);
 
-/** The format a file name's extension stands for (.txt, .md, .csv, .json), if any. */
+/** The format a file name's extension stands for (.txt, .md, .csv, .json, in any case), if any. */
 std::optional<Format> formatForPath(const std::string &path);
 
 /** What a report says about how and where it was made. */
 struct Context {
+    std::string runId;           // tells runs apart when their rows are joined: "20250131T120000Z-3fa2"
+    std::string date;            // when the run started, UTC: "2025-01-31T12:00:00Z"
+    std::string mode = "hot";    // "hot": inputs left in L2 between timed calls ("cold": flushed)
     std::string commandLine;
     std::string version;
     std::optional<DeviceInfo> gpu;  // none without a CUDA device
@@ -66,7 +71,34 @@ public:
     virtual void add(const Row &row) = 0;
     /** Every row of the current op has been added. */
     virtual void endOp() = 0;
+    /**
+     * The report is cut short, `why` ("stopped by SIGINT"): called before end(). JSON
+     * then ends with "complete": false and the reason, text and markdown with a line.
+     */
+    virtual void stop(const std::string &why) = 0;
     virtual void end() = 0;
+};
+
+/**
+ * The exit statuses of the program, which --help lists: every test or cell verified (or
+ * some skipped), one failed, a bad command line or output (nothing run), nothing could
+ * run (every one skipped); an interrupted sweep exits 128 + the signal (130, 143).
+ */
+enum ExitStatus : int { kExitVerified = 0, kExitFailed = 1, kExitBadInput = 2, kExitNothingRan = 3 };
+
+/** How many tests or cells passed, failed and were skipped. */
+struct Tally {
+    long long passed = 0;
+    long long failed = 0;
+    long long skipped = 0;
+
+    void count(Row::Status status);
+    /** kExitFailed when one failed, kExitNothingRan when every one was skipped, else kExitVerified. */
+    int exitStatus() const;
+    /** The course run's last line: "10 passed, 0 failed, 30 skipped". */
+    std::string courseSummary() const;
+    /** A sweep's last line, on stderr: "24 cells verified, 0 failed, 6 skipped". */
+    std::string sweepSummary() const;
 };
 
 /**
@@ -74,6 +106,15 @@ public:
  * that fails throws std::runtime_error naming `where` ("stdout", "'sweep.csv'").
  */
 std::unique_ptr<Reporter> makeReporter(Format format, std::FILE *out, const std::string &where);
+
+/**
+ * A reporter writing only the context, as one JSON object, to `out` (not owned): the
+ * FILE.context.json beside a CSV report FILE.csv.
+ */
+std::unique_ptr<Reporter> makeContextReporter(std::FILE *out, const std::string &where);
+
+/** Where the context of the CSV report `csvPath` goes: "a/sweep.csv" -> "a/sweep.context.json". */
+std::string contextPathFor(const std::string &csvPath);
 
 /** "2^20", "2^20 - 3" for the companion (npot) of a power of two, or the plain number. */
 std::string sizeLabel(long long size, bool npot);

@@ -4,7 +4,9 @@
 #include <cerrno>
 #include <csignal>
 #include <cstring>
+#include <ctime>
 #include <fstream>
+#include <random>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -76,8 +78,23 @@ std::string hostCpuModel() {
     return "unknown";
 }
 
+// The run's start in UTC as "2025-01-31T12:00:00Z", and its id: that time written
+// compactly with four random hex digits, so that two runs in one second differ.
+void stampRun(Context &context) {
+    const std::time_t now = std::time(nullptr);
+    char date[32] = "";
+    char compact[32] = "";
+    if (const std::tm *utc = std::gmtime(&now)) {
+        std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", utc);
+        std::strftime(compact, sizeof compact, "%Y%m%dT%H%M%SZ", utc);
+    }
+    context.date = date;
+    context.runId = fmt::format("{}-{:04x}", compact, std::random_device{}() & 0xFFFF);
+}
+
 Context sweepContext(const Options &options, long long largestSize) {
     Context context;
+    stampRun(context);
     context.commandLine = options.commandLine;
     context.version = SC_VERSION;
     context.hostCpu = hostCpuModel();
@@ -227,8 +244,9 @@ public:
         settings_.keep = options.keep;
     }
 
-    // Returns how many cells failed. Stops early, between cells, on SIGINT or SIGTERM.
-    int run() {
+    // Returns how many cells passed, failed and were skipped. Stops early, between cells,
+    // on SIGINT or SIGTERM.
+    Tally run() {
         const int previousBlockSize = Common::blockSize();
         for (Op op : options_.ops) {
             const auto backends = sweepBackends(options_, op);
@@ -243,7 +261,7 @@ public:
         }
         Common::setBlockSize(previousBlockSize);
         progress_.clear();
-        return failures_;
+        return tally_;
     }
 
 private:
@@ -418,7 +436,7 @@ private:
     }
 
     void report(const Row &row) {
-        if (row.status == Row::Status::Failed) ++failures_;
+        tally_.count(row.status);
         progress_.clear();
         for (Reporter *reporter : reporters_) reporter->add(row);
     }
@@ -429,7 +447,7 @@ private:
     RunSettings settings_;
     Progress progress_;
     long long done_ = 0;
-    int failures_ = 0;
+    Tally tally_;
 };
 
 // The size of the largest cell a chosen GPU back end can run (cellSkipReason), or 0
@@ -456,11 +474,25 @@ std::string checkMemory(const Options &options) {
     return memoryShortfall(largest, Common::freeDeviceMemory());
 }
 
-// Opens every --output file; returns a one-line error or "".
-std::string openOutputs(const Options &options, std::vector<File> &files) {
+// A file a report goes to: an --output, or the context beside a CSV one.
+struct Destination {
+    std::string path;
+    bool context = false;  // FILE.context.json beside FILE.csv
+    File file;
+};
+
+// Opens every --output file and, beside each CSV, its context file; returns a one-line
+// error or "".
+std::string openOutputs(const Options &options, std::vector<Destination> &files) {
+    const auto open = [&files](const std::string &path, bool context) {
+        files.push_back({path, context, File(std::fopen(path.c_str(), "w"))});
+        if (!files.back().file) return fmt::format("--output: cannot write '{}': {}", path, std::strerror(errno));
+        return std::string();
+    };
     for (const std::string &path : options.outputs) {
-        files.emplace_back(std::fopen(path.c_str(), "w"));
-        if (!files.back()) return fmt::format("--output: cannot write '{}': {}", path, std::strerror(errno));
+        std::string problem = open(path, false);
+        if (problem.empty() && formatForPath(path) == Format::Csv) problem = open(contextPathFor(path), true);
+        if (!problem.empty()) return problem;
     }
     return "";
 }
@@ -468,10 +500,11 @@ std::string openOutputs(const Options &options, std::vector<File> &files) {
 // Ends every open report (the current op's table, JSON's closing brackets) after an
 // error; a report that fails again is left as it is, the first error being the one
 // reported.
-void endAfterError(const std::vector<Reporter *> &open) noexcept {
+void endAfterError(const std::vector<Reporter *> &open, const std::string &why) noexcept {
     for (Reporter *reporter : open) {
         try {
             reporter->endOp();
+            reporter->stop(why);
             reporter->end();
         } catch (...) {
         }
@@ -482,49 +515,59 @@ void endAfterError(const std::vector<Reporter *> &open) noexcept {
 
 int runSweep(const Options &options) {
     const long long largestSize = *std::max_element(options.sizes.begin(), options.sizes.end());
-    std::vector<File> files;
+    std::vector<Destination> files;
     std::string problem = checkMemory(options);
     if (problem.empty()) problem = openOutputs(options, files);
     if (!problem.empty()) {
         fmt::print(stderr, "cis565_stream_compaction: {}\n", problem);
-        return 2;
+        return kExitBadInput;
     }
 
     std::vector<std::unique_ptr<Reporter>> owned;
     owned.push_back(makeReporter(options.format, stdout, "stdout"));
-    for (std::size_t i = 0; i < files.size(); ++i)
-        owned.push_back(makeReporter(*formatForPath(options.outputs[i]), files[i].get(), "'" + options.outputs[i] + "'"));
+    for (const Destination &to : files) {
+        const std::string where = "'" + to.path + "'";
+        owned.push_back(to.context ? makeContextReporter(to.file.get(), where)
+                                   : makeReporter(*formatForPath(to.path), to.file.get(), where));
+    }
     std::vector<Reporter *> reporters;
     for (const auto &reporter : owned) reporters.push_back(reporter.get());
 
     const StopSignals stopSignals;
     const Context context = sweepContext(options, largestSize);
     std::vector<Reporter *> open;  // begun and not yet ended
-    int failures = 0;
+    Tally tally;
     try {
         for (Reporter *reporter : reporters) {
             reporter->begin(context);
             open.push_back(reporter);
         }
-        failures = Sweep(options, reporters, context.copyBandwidthGBs).run();
+        tally = Sweep(options, reporters, context.copyBandwidthGBs).run();
+        const std::string stoppedBy = stopSignal == 0 ? "" : stopSignal == SIGINT ? "SIGINT" : "SIGTERM";
         while (!open.empty()) {
             Reporter *reporter = open.front();
             open.erase(open.begin());
+            if (!stoppedBy.empty()) reporter->stop("stopped by " + stoppedBy);
             reporter->end();
         }
-    } catch (...) {
+        std::fflush(stdout);
+        fmt::print(stderr, "{}\n", tally.sweepSummary());
+        if (!stoppedBy.empty()) {
+            fmt::print(stderr, "cis565_stream_compaction: stopped by {}; the rows finished before it are in the report\n",
+                       stoppedBy);
+            return 128 + stopSignal;
+        }
+    } catch (const std::exception &e) {
         // An error that is not one cell's (a report that cannot be written, host memory
         // running out): every other report still gets its finished rows and its ending,
         // so a JSON file stays valid; then main prints the error.
-        endAfterError(open);
+        endAfterError(open, e.what());
+        throw;
+    } catch (...) {
+        endAfterError(open, "an error");
         throw;
     }
-    if (stopSignal) {
-        fmt::print(stderr, "cis565_stream_compaction: stopped by {}; the rows finished before it are in the report\n",
-                   stopSignal == SIGINT ? "SIGINT" : "SIGTERM");
-        return 128 + stopSignal;
-    }
-    return failures == 0 ? 0 : 1;
+    return tally.exitStatus();
 }
 
 }  // namespace Harness

@@ -48,11 +48,15 @@ std::string cellSkipReason(const StreamCompaction::Backend &backend, Op op, long
 
 /**
  * Runs the sweep `options` describe, writing the report to stdout in options.format and
- * to every options.outputs file in the format its extension names. Returns the exit
- * status: 2 when the largest cell a GPU back end would run does not fit in free GPU
- * memory or an output cannot be opened (one line on stderr; nothing run), 1 when a cell
- * failed, else 0. Cells that cannot run (cellSkipReason) are reported as skipped, and
- * nothing is allocated for a size that no chosen back end can run.
+ * to every options.outputs file in the format its extension names (and the context of
+ * each CSV beside it), then "N cells verified, N failed, N skipped" on stderr, where it
+ * leaves a CSV or JSON stdout machine-readable. Returns the exit status (ExitStatus):
+ * kExitBadInput when the largest cell a GPU back end would run does not fit in free GPU
+ * memory or an output cannot be opened (one line on stderr; nothing run), kExitFailed
+ * when a cell failed, kExitNothingRan when every cell was skipped, 128 + the signal
+ * after SIGINT or SIGTERM, else kExitVerified. Cells that cannot run (cellSkipReason)
+ * are reported as skipped, and nothing is allocated for a size that no chosen back end
+ * can run.
  */
 int runSweep(const Options &options);
 

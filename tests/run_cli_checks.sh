@@ -41,18 +41,38 @@ bad --frobnicate
 bad --sizes 2^8 --backends cpu --output "$dir/no-such-dir/r.csv"
 
 "$program" --sizes 2^8:2^10 --backends cpu --reps 2 --format markdown \
-  --output "$dir/r.csv" --output "$dir/r.json" >"$dir/r.md" || fail "the sweep exited $?"
+  --output "$dir/r.csv" --output "$dir/r.json" >"$dir/r.md" 2>"$dir/r.err" || fail "the sweep exited $?"
+[ "$(cat "$dir/r.err")" = "24 cells verified, 0 failed, 0 skipped" ] ||
+  fail "the sweep's summary on stderr is not '24 cells verified, 0 failed, 0 skipped': $(cat "$dir/r.err")"
+grep -q 'cells verified' "$dir/r.md" && fail "the summary is in the report on stdout"
 grep -q '^| size |' "$dir/r.md" || fail "no markdown table on stdout"
 # A header and 4 ops x 6 inputs (2^8, 2^9, 2^10 and their companions).
-records=$(grep -vc '^#' "$dir/r.csv")
+records=$(wc -l <"$dir/r.csv")
 [ "$records" -eq 25 ] || fail "the CSV has $records records, not 25"
-grep -q '^# copy_bandwidth_GBps:' "$dir/r.csv" || fail "the CSV has no copy bandwidth line"
+head -n 1 "$dir/r.csv" | grep -q '^run_id,date,gpu,mode,op,' || fail "the CSV's first line is not its header"
+grep -q '"copy_bandwidth_GBps": ' "$dir/r.context.json" || fail "the CSV's context file has no copy bandwidth"
 if command -v python3 >/dev/null 2>&1; then
   python3 -c 'import json, sys; rows = json.load(open(sys.argv[1]))["rows"]; sys.exit(len(rows) != 24)' \
     "$dir/r.json" || fail "the JSON does not parse to 24 rows"
 else
   fail "python3 is needed to check the JSON report, and is not on PATH"
 fi
+
+# Every cell skipped (32-bit naive past 2^31 - 1, on any machine): exit 3, saying so.
+"$program" --sizes 2^32 --backends naive --ops scan --no-npot --format csv >"$dir/none.csv" 2>"$dir/none.err"
+status=$?
+[ "$status" -eq 3 ] || fail "a sweep whose every cell is skipped exited $status, not 3"
+[ "$(cat "$dir/none.err")" = "0 cells verified, 0 failed, 1 skipped" ] ||
+  fail "a sweep whose every cell is skipped said: $(cat "$dir/none.err")"
+
+# --help lists the exit statuses.
+"$program" --help | grep -q '^Exit status: 0 every test or cell verified' || fail "--help does not list the exit statuses"
+"$program" --help | grep -q '3 nothing could run' || fail "--help does not list exit status 3"
+
+# The course run ends with its summary line.
+"$program" --size 2^8 --backends cpu --reps 1 >"$dir/course.out" || fail "the course run exited $?"
+[ "$(tail -n 1 "$dir/course.out")" = "10 passed, 0 failed, 0 skipped" ] ||
+  fail "the course run's last line is not its summary: $(tail -n 1 "$dir/course.out")"
 
 # A report that cannot be written (a full disk) is an error of one line naming the file
 # and why, exit status 1; the report on stdout still gets its ending, so its JSON

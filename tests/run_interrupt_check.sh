@@ -15,7 +15,7 @@ for signal in INT TERM; do
   # Wait for the first finished row, however long the machine takes to write it, then
   # stop the sweep; it must still be running (its largest cells take seconds).
   waited=0
-  until grep -q '^scan,' "$dir/$signal.csv" 2>/dev/null; do
+  until grep -q ',scan,' "$dir/$signal.csv" 2>/dev/null; do
     if ! kill -0 "$pid" 2>/dev/null; then
       echo "FAIL: SIG$signal: the sweep ended before writing a row"; failed=1; continue 2
     fi
@@ -39,17 +39,20 @@ for signal in INT TERM; do
   python3 - "$dir/$signal" <<'PY' || failed=1
 import csv, json, re, sys
 base = sys.argv[1]
-rows = [r for r in csv.reader(l for l in open(base + ".csv") if not l.startswith("#"))]
+rows = list(csv.reader(open(base + ".csv", newline="")))
 header, data = rows[0], rows[1:]
 assert data, "no finished rows in the CSV"
 assert all(len(r) == len(header) for r in data), "a CSV row is cut short"
 report = json.load(open(base + ".json"))
 assert len(report["rows"]) == len(data), (len(report["rows"]), len(data))
 assert all(r["verified"] == "passed" for r in report["rows"]), "a row that did not pass"
+assert report["complete"] is False, "the JSON of a stopped sweep is not marked incomplete"
+assert report["stopped"] == "stopped by SIG" + base.rsplit("/", 1)[1], report["stopped"]
 markdown = open(base + ".md").read()
 # The finished rows' table, not the command line that the context quotes.
 assert re.search(r"^### scan$", markdown, re.M), "no scan table heading in the markdown"
 assert re.search(r"^\| 2\^\d+ ", markdown, re.M), "no data row in the markdown's scan table"
+assert markdown.rstrip().endswith("the tables hold the cells finished before it.**"), "the markdown does not say it is cut short"
 print(f"ok: {base.rsplit('/', 1)[1]}: {len(data)} finished rows in CSV and JSON")
 PY
   grep -q "stopped by SIG$signal" "$dir/$signal.err" || { echo "FAIL: no message on stderr"; failed=1; }

@@ -176,6 +176,98 @@ TEST(CommandLine, OnlyASweepTakesASizePast2To31Minus1) {
     EXPECT_EQ(sweep.sizes, (std::vector<long long>{1LL << 32}));
 }
 
+// A misspelt flag or name gets the nearest one suggested, and every name listed.
+TEST(CommandLine, UnknownFlagsAndNamesGetSuggestions) {
+    const std::pair<std::vector<const char *>, std::string> cases[] = {
+        {{"--backend", "cpu"}, "cis565_stream_compaction: unknown flag --backend; did you mean --backends?\n"},
+        {{"--block-sizez=128"}, "cis565_stream_compaction: unknown flag --block-sizez; did you mean --block-sizes?\n"},
+        {{"--sizes", "4", "--qiuet"}, "cis565_stream_compaction: unknown flag --qiuet; did you mean --quiet?\n"},
+        {{"--frobnicate"}, "cis565_stream_compaction: unknown flag --frobnicate; see --help\n"},
+        {{"--ops", "scans"},
+         "cis565_stream_compaction: --ops: unknown operation 'scans'; did you mean 'scan'? operations: scan, compact, "
+         "partition, sort\n"},
+        {{"--format", "jsno"},
+         "cis565_stream_compaction: --format: unknown format 'jsno'; did you mean 'json'? formats: text, markdown, "
+         "csv, json\n"},
+        {{"--format", "html"}, "cis565_stream_compaction: --format: unknown format 'html'; formats: text, markdown, "
+                               "csv, json\n"},
+    };
+    for (const auto &[args, message] : cases) {
+        Options options;
+        std::string errors;
+        EXPECT_EQ(parseArgs(args, options, errors), 2) << message;
+        EXPECT_EQ(errors, message);
+    }
+    Options options;
+    std::string errors;
+    EXPECT_EQ(parseArgs({"--backends", "cuda"}, options, errors), 2);
+    EXPECT_EQ(errors.rfind("cis565_stream_compaction: --backends: unknown back end 'cuda'; back ends: cpu, naive, ", 0),
+              0u)
+        << errors;
+    EXPECT_EQ(parseArgs({"--backends", "efficent"}, options, errors), 2);
+    EXPECT_NE(errors.find("unknown back end 'efficent'; did you mean 'efficient'? back ends: cpu, "), std::string::npos)
+        << errors;
+}
+
+// One number syntax for every size and block-size flag.
+TEST(CommandLine, BlockSizesTakeTheSizeSyntax) {
+    for (const auto &[text, value] : {std::pair<const char *, int>{"2^8", 256}, {"256", 256}, {"1K", 1024},
+                                      {"0256", 256}, {"2^5", 32}}) {
+        Options options;
+        std::string errors;
+        EXPECT_EQ(parseArgs({"--block-size", text}, options, errors), -1) << text << ": " << errors;
+        EXPECT_EQ(options.blockSize, value) << text;
+        EXPECT_EQ(options.blockSizes, (std::vector<int>{value})) << text;
+    }
+    for (const char *bad : {"2^11", "2K", "100", "128,256", "2^7:2^8", "0x80", "", "-128"}) {
+        Options options;
+        std::string errors;
+        EXPECT_EQ(parseArgs({"--block-size", bad}, options, errors), 2) << bad;
+        EXPECT_NE(errors.find("--block-size"), std::string::npos) << errors;
+    }
+    EXPECT_EQ(Harness::parseBlockSize("1K"), 1024);
+    EXPECT_THROW(Harness::parseBlockSize("48"), std::invalid_argument);
+}
+
+TEST(CommandLine, ContradictoryFlagsAreRefused) {
+    Options options;
+    std::string errors;
+    EXPECT_EQ(parseArgs({"--npot", "--no-npot"}, options, errors), 2);
+    EXPECT_EQ(errors, "cis565_stream_compaction: --npot and --no-npot contradict each other; give one of them\n");
+    Options npot;
+    EXPECT_EQ(parseArgs({"--npot"}, npot, errors), -1) << errors;
+    EXPECT_TRUE(npot.npot);
+    EXPECT_TRUE(npot.sweep);
+    Options noNpot;
+    EXPECT_EQ(parseArgs({"--no-npot"}, noNpot, errors), -1) << errors;
+    EXPECT_FALSE(noNpot.npot);
+    EXPECT_TRUE(noNpot.sweep);
+    Options sizes;
+    EXPECT_EQ(parseArgs({"--size", "2^8", "--sizes", "2^9"}, sizes, errors), 2);
+}
+
+TEST(CommandLine, OutputExtensionsInAnyCase) {
+    Options options;
+    std::string errors;
+    EXPECT_EQ(parseArgs({"--output", "A.CSV", "--output", "b.Json", "--output", "c.MD"}, options, errors), -1) << errors;
+    EXPECT_EQ(options.outputs, (std::vector<std::string>{"A.CSV", "b.Json", "c.MD"}));
+}
+
+// --help: examples first, plain placeholders, no CLI11 default markers, the exit statuses.
+TEST(CommandLine, HelpIsPlain) {
+    Options options;
+    std::string errors;
+    testing::internal::CaptureStdout();
+    EXPECT_EQ(parseArgs({"--help"}, options, errors), 0);
+    const std::string help = testing::internal::GetCapturedStdout();
+    EXPECT_NE(help.find("Examples"), std::string::npos) << help;
+    EXPECT_LT(help.find("--sizes 2^24 --block-sizes 2^7:2^10"), help.find("Options:")) << help;
+    EXPECT_NE(help.find("--block-size B "), std::string::npos) << help;
+    EXPECT_EQ(help.find("{false}"), std::string::npos) << help;
+    EXPECT_EQ(help.find("TEXT"), std::string::npos) << help;
+    EXPECT_NE(help.find("Exit status: 0"), std::string::npos) << help;
+}
+
 TEST(CommandLine, HelpAndVersionExitZero) {
     Options options;
     std::string errors;

@@ -83,6 +83,7 @@ TEST(CourseRun, CpuOnlyRunsAndPassesEveryCpuTest) {
     EXPECT_EQ(linesStartingWith(lines, "===="), cpuTests()) << all;
     EXPECT_EQ(countOf(lines, "    passed"), 10) << all;
     EXPECT_EQ(linesStartingWith(lines, "    FAIL"), Lines{}) << all;
+    EXPECT_EQ(lines.back(), "10 passed, 0 failed, 0 skipped") << all;  // the summary, last
 }
 
 // The line after `title` and its elapsed-time line: the CPU's printed output.
@@ -153,6 +154,7 @@ TEST(CourseRun, GpuTestsWithoutADeviceAreSkippedNotFailed) {
     EXPECT_EQ(status, 0) << all;
     EXPECT_EQ(countOf(lines, "    passed"), 10) << all;
     EXPECT_EQ(countOf(lines, "    skipped: no CUDA device"), 2) << all;
+    EXPECT_EQ(lines.back(), "10 passed, 0 failed, 2 skipped") << all;
     // Each skip follows a naive test's title.
     for (std::size_t i = 1; i < lines.size(); ++i) {
         if (lines[i] == "    skipped: no CUDA device") {
@@ -160,6 +162,16 @@ TEST(CourseRun, GpuTestsWithoutADeviceAreSkippedNotFailed) {
         }
     }
     EXPECT_EQ(linesStartingWith(lines, "** "), kBanners) << all;
+}
+
+// GPU back ends alone without a device: nothing could run, exit status 3.
+TEST(CourseRun, NothingRunWithoutADeviceExitsThree) {
+    if (StreamCompaction::Common::deviceAvailable()) GTEST_SKIP() << "a CUDA device is present";
+    Lines lines;
+    const int status = runCourseCapturing({"--size", "2^8", "--backends", "naive", "--reps", "1"}, lines);
+    const std::string all = testing::PrintToString(lines);
+    EXPECT_EQ(status, Harness::kExitNothingRan) << all;
+    EXPECT_EQ(lines.back(), "0 passed, 0 failed, 2 skipped") << all;
 }
 
 // The same run on a device: naive's two scans run and pass as well.
@@ -171,6 +183,7 @@ TEST(CourseRun, GpuTestsOnADevicePass) {
     EXPECT_EQ(status, 0) << all;
     EXPECT_EQ(countOf(lines, "    passed"), 12) << all;
     EXPECT_EQ(linesStartingWith(lines, "    skipped"), Lines{}) << all;
+    EXPECT_EQ(lines.back(), "12 passed, 0 failed, 0 skipped") << all;
     EXPECT_EQ(countOf(lines, "==== naive scan, non-power-of-two ===="), 1) << all;
 }
 

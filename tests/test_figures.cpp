@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <fstream>
 #include <map>
 #include <optional>
 #include <string>
@@ -77,9 +79,23 @@ std::vector<std::string> csvFields(const std::string &line) {
 }
 
 struct Report {
-    std::map<std::string, std::string> context;  // "# key: value" lines
+    std::map<std::string, std::string> context;  // numbers of the context JSON beside the CSV
     std::vector<std::map<std::string, std::string>> rows;
 };
+
+// `"key": value` lines of a context file (one key per line), the value as written.
+std::map<std::string, std::string> readContext(const std::string &path) {
+    std::map<std::string, std::string> context;
+    std::ifstream file(path);
+    for (std::string line; std::getline(file, line);) {
+        const auto open = line.find('"'), close = line.find("\": ");
+        if (open == std::string::npos || close == std::string::npos) continue;
+        std::string value = line.substr(close + 3);
+        if (!value.empty() && value.back() == ',') value.pop_back();
+        context[line.substr(open + 1, close - open - 1)] = value;
+    }
+    return context;
+}
 
 Report parse(const std::string &csv) {
     Report report;
@@ -89,11 +105,6 @@ Report parse(const std::string &csv) {
         if (end == std::string::npos) end = csv.size();
         const std::string line = csv.substr(start, end - start);
         if (line.empty()) continue;
-        if (line.rfind("# ", 0) == 0) {
-            const auto colon = line.find(": ");
-            if (colon != std::string::npos) report.context[line.substr(2, colon - 2)] = line.substr(colon + 2);
-            continue;
-        }
         const std::vector<std::string> fields = csvFields(line);
         if (header.empty()) {
             header = fields;
@@ -119,11 +130,12 @@ Op opNamed(const std::string &name) { return Harness::parseOp(name); }
 // Every passed row of a sweep: its figures from the medians printed beside them.
 TEST(Figures, EverySweepRowFollowsTheDefinitions) {
     const bool gpu = StreamCompaction::Common::deviceAvailable();
+    const std::string csvPath = testing::TempDir() + "figures.csv";
     Harness::Options options;
     std::string errors;
     ASSERT_EQ(TestSupport::parseArgs({"--sizes", "2^12,3000", "--block-sizes", "128,256", "--backends",
                                       gpu ? "cpu,cub,thrust,decoupled,efficient" : "cpu,naive", "--reps", "3",
-                                      "--format", "csv", "--quiet"},
+                                      "--format", "csv", "--quiet", "--output", csvPath.c_str()},
                                      options, errors),
               -1)
         << errors;
@@ -131,7 +143,11 @@ TEST(Figures, EverySweepRowFollowsTheDefinitions) {
     const int status = Harness::runSweep(options);
     const std::string csv = testing::internal::GetCapturedStdout();
     ASSERT_EQ(status, 0) << csv;
-    const Report report = parse(csv);
+    Report report = parse(csv);
+    report.context = readContext(testing::TempDir() + "figures.context.json");
+    std::remove(csvPath.c_str());
+    std::remove((testing::TempDir() + "figures.context.json").c_str());
+    ASSERT_EQ(report.context.count("copy_bandwidth_GBps"), 1u);
 
     using Key = std::tuple<std::string, std::string, std::string>;  // op, size, npot
     std::map<Key, double> cpuMedian;

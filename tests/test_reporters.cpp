@@ -140,6 +140,8 @@ private:
 
 Context sampleContext() {
     Context context;
+    context.runId = "20250131T120000Z-3fa2";
+    context.date = "2025-01-31T12:00:00Z";
     context.commandLine = "cis565_stream_compaction --sizes 2^10 --output 'a \"b\".csv'";
     context.version = "0.1.0";
     Harness::DeviceInfo gpu;
@@ -206,13 +208,15 @@ Row skippedRow() {
     return row;
 }
 
-// Writes a whole report with `format` and returns it.
-std::string report(Format format, const std::vector<Row> &rows) {
+// Writes a whole report with `format` and returns it; cut short saying `stoppedBy`
+// unless that is empty.
+std::string report(Format format, const std::vector<Row> &rows, const std::string &stoppedBy = "") {
     std::FILE *file = std::tmpfile();
     auto reporter = Harness::makeReporter(format, file, "the test file");
     reporter->begin(sampleContext());
     for (const Row &row : rows) reporter->add(row);
     reporter->endOp();
+    if (!stoppedBy.empty()) reporter->stop(stoppedBy);
     reporter->end();
     std::rewind(file);
     std::string text;
@@ -264,6 +268,9 @@ TEST(Formats, NamesAndExtensions) {
     EXPECT_EQ(Harness::formatForPath("a.csv"), Format::Csv);
     EXPECT_EQ(Harness::formatForPath("a.json"), Format::Json);
     EXPECT_EQ(Harness::formatForPath("a.txt"), Format::Text);
+    EXPECT_EQ(Harness::formatForPath("A.CSV"), Format::Csv);
+    EXPECT_EQ(Harness::formatForPath("a.Md"), Format::Markdown);
+    EXPECT_FALSE(Harness::formatForPath(".CSV"));
     EXPECT_FALSE(Harness::formatForPath("a.dat"));
     EXPECT_FALSE(Harness::formatForPath(".csv"));
     EXPECT_FALSE(Harness::formatForPath("csv"));
@@ -275,27 +282,15 @@ TEST(SizeLabel, PowersAndCompanions) {
     EXPECT_EQ(Harness::sizeLabel(1000, false), "1000");
 }
 
-TEST(CsvReporter, ReadsBackContextHeaderAndRows) {
+// A plain CSV: no comment lines, the header first, every row naming its run.
+TEST(CsvReporter, ReadsBackHeaderAndRows) {
     std::vector<std::string> comments;
     const auto records = readCsv(report(Format::Csv, {cpuRow(), gpuRow(), failedRow(), skippedRow()}), comments);
-    const auto comment = [&comments](const std::string &key) {
-        for (const std::string &line : comments) {
-            if (line.rfind("# " + key + ": ", 0) == 0) return line.substr(key.size() + 4);
-        }
-        return std::string("<missing>");
-    };
-    EXPECT_EQ(comment("gpu"), "NVIDIA H200");
-    EXPECT_EQ(comment("sm_count"), "132");
-    EXPECT_EQ(comment("copy_bandwidth_GBps"), "3900.5");
-    EXPECT_EQ(comment("theoretical_bandwidth_GBps"), "4800");
-    EXPECT_EQ(comment("driver_version"), "13.0");
-    EXPECT_EQ(comment("runtime_version"), "12.8");
-    EXPECT_EQ(comment("git_revision"), "abc1234");
-    EXPECT_EQ(comment("build_type"), "Release");
-    EXPECT_EQ(comment("host_cpu"), "AMD EPYC");
+    EXPECT_TRUE(comments.empty());
 
     ASSERT_EQ(records.size(), 5u);
-    const std::vector<std::string> header = {"op",     "backend",        "size",           "npot",
+    const std::vector<std::string> header = {"run_id", "date", "gpu", "mode",
+                                             "op",     "backend",        "size",           "npot",
                                              "block_size", "median_ms",  "min_ms",         "max_ms",
                                              "reps",   "bandwidth_GBps", "copy_fraction",  "speedup_vs_cpu",
                                              "speedup_vs_cub", "kept",   "verified",       "note"};
@@ -306,6 +301,12 @@ TEST(CsvReporter, ReadsBackContextHeaderAndRows) {
         std::map<std::string, std::string> row;
         for (std::size_t c = 0; c < header.size(); ++c) row[header[c]] = records[r][c];
         rows.push_back(row);
+    }
+    for (auto &row : rows) {
+        EXPECT_EQ(row["run_id"], "20250131T120000Z-3fa2");
+        EXPECT_EQ(row["date"], "2025-01-31T12:00:00Z");
+        EXPECT_EQ(row["gpu"], "NVIDIA H200");
+        EXPECT_EQ(row["mode"], "hot");
     }
     EXPECT_EQ(rows[0]["op"], "compact");
     EXPECT_EQ(rows[0]["backend"], "cpu");
@@ -328,6 +329,40 @@ TEST(CsvReporter, ReadsBackContextHeaderAndRows) {
     EXPECT_EQ(rows[3]["verified"], "skipped");
     EXPECT_EQ(rows[3]["npot"], "true");
     EXPECT_EQ(rows[3]["median_ms"], "");
+}
+
+// The context of a CSV report, in the JSON file beside it.
+TEST(ContextReporter, WritesTheContextAsOneJsonObject) {
+    std::FILE *file = std::tmpfile();
+    auto reporter = Harness::makeContextReporter(file, "the test file");
+    reporter->begin(sampleContext());
+    reporter->add(cpuRow());
+    reporter->endOp();
+    reporter->end();
+    std::rewind(file);
+    std::string text;
+    for (int c = std::fgetc(file); c != EOF; c = std::fgetc(file)) text += static_cast<char>(c);
+    std::fclose(file);
+    const Json context = JsonReader(text).document();
+    EXPECT_EQ(context["run_id"].string, "20250131T120000Z-3fa2");
+    EXPECT_EQ(context["date"].string, "2025-01-31T12:00:00Z");
+    EXPECT_EQ(context["mode"].string, "hot");
+    EXPECT_EQ(context["gpu"].string, "NVIDIA H200");
+    EXPECT_EQ(context["sm_count"].number, 132);
+    EXPECT_EQ(context["copy_bandwidth_GBps"].number, 3900.5);
+    EXPECT_EQ(context["theoretical_bandwidth_GBps"].number, 4800);
+    EXPECT_EQ(context["driver_version"].string, "13.0");
+    EXPECT_EQ(context["runtime_version"].string, "12.8");
+    EXPECT_EQ(context["git_revision"].string, "abc1234");
+    EXPECT_EQ(context["build_type"].string, "Release");
+    EXPECT_EQ(context["host_cpu"].string, "AMD EPYC");
+    EXPECT_EQ(context["command_line"].string, sampleContext().commandLine);
+    EXPECT_EQ(context.object.count("rows"), 0u);
+}
+
+TEST(ContextReporter, SitsBesideTheCsv) {
+    EXPECT_EQ(Harness::contextPathFor("results/sweep.csv"), "results/sweep.context.json");
+    EXPECT_EQ(Harness::contextPathFor("a.b.csv"), "a.b.context.json");
 }
 
 TEST(CsvReporter, RowsAreOnDiskAsSoonAsTheyArrive) {
@@ -358,6 +393,8 @@ TEST(JsonReporter, ReadsBackContextAndRows) {
     EXPECT_EQ(context["theoretical_bandwidth_GBps"].number, 4800);
     EXPECT_EQ(context["seed"].number, 565);
     EXPECT_EQ(context["git_revision"].string, "abc1234");
+    EXPECT_EQ(context["run_id"].string, "20250131T120000Z-3fa2");
+    EXPECT_EQ(context["mode"].string, "hot");
 
     const std::vector<Json> &rows = document["rows"].array;
     ASSERT_EQ(rows.size(), 4u);
@@ -376,6 +413,53 @@ TEST(JsonReporter, ReadsBackContextAndRows) {
     EXPECT_EQ(rows[2]["note"].string, failedRow().note);  // escapes survive
     EXPECT_TRUE(rows[3]["npot"].boolean);
     EXPECT_EQ(rows[3]["median_ms"].kind, Json::Kind::Null);
+}
+
+TEST(JsonReporter, SaysWhetherItIsComplete) {
+    const Json whole = JsonReader(report(Format::Json, {cpuRow()})).document();
+    EXPECT_EQ(whole["complete"].kind, Json::Kind::Bool);
+    EXPECT_TRUE(whole["complete"].boolean);
+    EXPECT_EQ(whole.object.count("stopped"), 0u);
+    const Json cut = JsonReader(report(Format::Json, {cpuRow()}, "stopped by SIGINT")).document();
+    EXPECT_EQ(cut["complete"].kind, Json::Kind::Bool);
+    EXPECT_FALSE(cut["complete"].boolean);
+    EXPECT_EQ(cut["stopped"].string, "stopped by SIGINT");
+    EXPECT_EQ(cut["rows"].array.size(), 1u);
+}
+
+// An interrupted table report ends with a line saying so; a whole one does not.
+TEST(TableReporters, AnInterruptedReportSaysSoUnderItsLastTable) {
+    const std::string whole = report(Format::Markdown, {cpuRow()});
+    EXPECT_EQ(whole.find("Incomplete"), std::string::npos) << whole;
+    const std::string markdown = report(Format::Markdown, {cpuRow()}, "stopped by SIGTERM");
+    const std::string line =
+        "**Incomplete: stopped by SIGTERM; the tables hold the cells finished before it.**\n";
+    ASSERT_GE(markdown.size(), line.size());
+    EXPECT_EQ(markdown.substr(markdown.size() - line.size()), line) << markdown;
+    const std::string text = report(Format::Text, {cpuRow()}, "stopped by SIGINT");
+    const std::string textLine = "Incomplete: stopped by SIGINT; the tables hold the cells finished before it.\n";
+    ASSERT_GE(text.size(), textLine.size());
+    EXPECT_EQ(text.substr(text.size() - textLine.size()), textLine) << text;
+}
+
+TEST(Tally, ExitStatusAndSummaryLines) {
+    Harness::Tally tally;
+    EXPECT_EQ(tally.exitStatus(), Harness::kExitVerified);
+    tally.count(Row::Status::Skipped);
+    tally.count(Row::Status::Skipped);
+    EXPECT_EQ(tally.exitStatus(), Harness::kExitNothingRan);  // every one skipped
+    tally.count(Row::Status::Passed);
+    EXPECT_EQ(tally.exitStatus(), Harness::kExitVerified);  // some skipped, the rest verified
+    EXPECT_EQ(tally.sweepSummary(), "1 cells verified, 0 failed, 2 skipped");
+    EXPECT_EQ(tally.courseSummary(), "1 passed, 0 failed, 2 skipped");
+    tally.count(Row::Status::Failed);
+    EXPECT_EQ(tally.exitStatus(), Harness::kExitFailed);
+    EXPECT_EQ(tally.sweepSummary(), "1 cells verified, 1 failed, 2 skipped");
+    Harness::Tally failedOnly;
+    failedOnly.count(Row::Status::Failed);
+    EXPECT_EQ(failedOnly.exitStatus(), Harness::kExitFailed);
+    EXPECT_EQ(Harness::kExitBadInput, 2);
+    EXPECT_EQ(Harness::kExitNothingRan, 3);
 }
 
 TEST(JsonReporter, WithoutAGpuTheGpuFieldsAreNull) {

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -267,7 +268,7 @@ TEST(Traffic, BytesPerOp) {
 // Parses `args` (which must be accepted: a refusal fails the test and returns the
 // parser's status without running anything), runs the sweep with stdout captured, and
 // returns its exit status; `out` gets what it printed.
-int runSweepCapturing(std::vector<const char *> args, std::string &out) {
+int runSweepCapturing(std::vector<const char *> args, std::string &out, std::string *err = nullptr) {
     Options options;
     std::string errors;
     const int parsed = parseArgs(std::move(args), options, errors);
@@ -276,8 +277,11 @@ int runSweepCapturing(std::vector<const char *> args, std::string &out) {
         return parsed;
     }
     testing::internal::CaptureStdout();
+    testing::internal::CaptureStderr();
     const int status = Harness::runSweep(options);
     out = testing::internal::GetCapturedStdout();
+    const std::string stderrText = testing::internal::GetCapturedStderr();
+    if (err) *err = stderrText;
     return status;
 }
 
@@ -303,9 +307,12 @@ TEST(Sweep, CpuOnlyEndToEnd) {
     testing::internal::CaptureStderr();
     const int status = Harness::runSweep(options);
     const std::string text = testing::internal::GetCapturedStdout();
-    // Captured stderr is not a terminal: no progress line even without --quiet. (--quiet on
-    // a terminal is checked under a pseudo-terminal by run_cli_checks.sh.)
-    EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+    // Captured stderr is not a terminal: no progress line even without --quiet, only the
+    // summary. (--quiet on a terminal is checked under a pseudo-terminal by run_cli_checks.sh.)
+    // Without a GPU, efficient's 6 cells are skipped.
+    EXPECT_EQ(testing::internal::GetCapturedStderr(), StreamCompaction::Common::deviceAvailable()
+                                                          ? "18 cells verified, 0 failed, 0 skipped\n"
+                                                          : "12 cells verified, 0 failed, 6 skipped\n");
     EXPECT_EQ(status, 0) << text;
     EXPECT_NE(text.find("scan: median time, ms (min–max)"), std::string::npos) << text;
 
@@ -313,11 +320,11 @@ TEST(Sweep, CpuOnlyEndToEnd) {
     std::vector<std::string> header;
     std::vector<std::vector<std::string>> rows;
     for (std::string line; std::getline(csv, line);) {
-        if (line.rfind("#", 0) == 0) continue;
         if (header.empty()) header = csvFields(line);
         else rows.push_back(csvFields(line));
     }
     ASSERT_FALSE(header.empty());
+    EXPECT_EQ(header.front(), "run_id");  // the header is the first line: no comment lines above it
     const auto column = [&header](const std::string &name) {
         return static_cast<std::size_t>(std::find(header.begin(), header.end(), name) - header.begin());
     };
@@ -346,9 +353,19 @@ TEST(Sweep, CpuOnlyEndToEnd) {
     }
     EXPECT_EQ(cpuRows, 12);
     std::remove(csvPath.c_str());
+
+    // The context sits beside the CSV, as JSON.
+    const std::string contextPath = testing::TempDir() + "sweep_cpu_only.context.json";
+    std::ifstream contextFile(contextPath);
+    std::stringstream context;
+    context << contextFile.rdbuf();
+    EXPECT_EQ(context.str().rfind("{", 0), 0u) << context.str();
+    EXPECT_NE(context.str().find("\"git_revision\": "), std::string::npos) << context.str();
+    EXPECT_NE(context.str().find("\"mode\": \"hot\""), std::string::npos) << context.str();
+    std::remove(contextPath.c_str());
 }
 
-// A CSV report (stdout of --format csv): its header and its rows, comment lines left out.
+// A CSV report (stdout of --format csv): its header, the first line, and its rows.
 struct CsvReport {
     std::vector<std::string> header;
     std::vector<std::vector<std::string>> rows;
@@ -357,7 +374,7 @@ struct CsvReport {
         for (std::size_t start = 0, end; start < text.size(); start = end + 1) {
             end = text.find('\n', start);
             const std::string line = text.substr(start, end - start);
-            if (line.empty() || line[0] == '#') continue;
+            if (line.empty()) continue;
             if (header.empty()) header = csvFields(line);
             else rows.push_back(csvFields(line));
         }
@@ -436,17 +453,17 @@ TEST(SkipDecision, Past2To31Minus1OnlyBackEndsWith64BitEntryPointsRun) {
 // Sizes past 2^31 - 1 with only 32-bit GPU back ends: every cell reads skipped, with no
 // GPU needed and nothing allocated (a 2^33-int input alone would be 32 GiB).
 TEST(Sweep, SizesPast2To31Minus1SkipThe32BitBackEnds) {
-    std::string csv;
+    std::string csv, err;
     const int status = runSweepCapturing({"--sizes", "2^31:2^33", "--backends", "naive,efficient,textbook,radix,onesweep,shared",
                                           "--block-sizes", "128,256", "--no-npot", "--format", "csv", "--quiet"},
-                                         csv);
-    EXPECT_EQ(status, 0) << csv;
+                                         csv, &err);
+    EXPECT_EQ(status, Harness::kExitNothingRan) << csv;  // every cell skipped
     std::vector<std::string> header;
     int rows = 0;
     for (std::size_t start = 0, end; start < csv.size(); start = end + 1) {
         end = csv.find('\n', start);
         const std::string line = csv.substr(start, end - start);
-        if (line.empty() || line[0] == '#') continue;
+        if (line.empty()) continue;
         if (header.empty()) {
             header = csvFields(line);
             ASSERT_GE(header.size(), 2u);
@@ -464,6 +481,7 @@ TEST(Sweep, SizesPast2To31Minus1SkipThe32BitBackEnds) {
     // textbook; sort: radix, at 2 block sizes each; onesweep (fixed tile shape) once.
     // 3 sizes.
     EXPECT_EQ(rows, (8 * 2 + 1) * 3);
+    EXPECT_EQ(err, "0 cells verified, 0 failed, 51 skipped\n");  // on stderr: stdout's CSV stays plain
 }
 
 // MemAvailable from /proc/meminfo in bytes, as the sweep reads it; 0 where it cannot be read.
@@ -488,12 +506,12 @@ TEST(Sweep, ACellThatDoesNotFitInHostMemoryIsSkippedSayingHowMuch) {
     std::string csv;
     const int status =
         runSweepCapturing({"--sizes", "2^33", "--backends", "cpu", "--ops", "scan,sort", "--format", "csv", "--quiet"}, csv);
-    EXPECT_EQ(status, 0) << csv;
+    EXPECT_EQ(status, Harness::kExitNothingRan) << csv;  // every cell skipped
     int skipped = 0;
     for (std::size_t start = 0, end; start < csv.size(); start = end + 1) {
         end = csv.find('\n', start);
         const std::string line = csv.substr(start, end - start);
-        if (line.rfind("scan,cpu,", 0) != 0 && line.rfind("sort,cpu,", 0) != 0) continue;
+        if (line.find(",scan,cpu,") == std::string::npos && line.find(",sort,cpu,") == std::string::npos) continue;
         EXPECT_NE(line.find(",skipped,\"needs "), std::string::npos) << line;  // quoted: the note has a comma
         EXPECT_NE(line.find("GiB of host memory"), std::string::npos) << line;
         EXPECT_NE(line.find("GiB free"), std::string::npos) << line;
@@ -527,7 +545,9 @@ TEST(Sweep, AFailedWriteThrowsAndTheOtherReportsEnd) {
     const std::string out = testing::internal::GetCapturedStdout();
     std::remove(path.c_str());
     EXPECT_NE(message.find("cannot write '" + path + "': " + std::strerror(ENOSPC)), std::string::npos) << message;
-    const std::string ending = "\n  ]\n}\n";  // JsonReporter's closing brackets
+    // JsonReporter's ending, marked incomplete with the error.
+    const std::string ending =
+        "\n  ],\n  \"complete\": false,\n  \"stopped\": \"cannot write '" + path + "': " + std::strerror(ENOSPC) + "\"\n}\n";
     ASSERT_GE(out.size(), ending.size()) << out;
     EXPECT_EQ(out.substr(out.size() - ending.size()), ending) << out;
 }

@@ -1,0 +1,57 @@
+#!/usr/bin/env python3
+"""A sweep's CSV read back by pandas with its defaults: pandas.read_csv(path) and nothing
+else. One row per cell, every column typed as a spreadsheet would type it, the run's
+columns the same on every row, and the context in the JSON file beside the CSV.
+Exits 77 (CTest's skip) when pandas is not installed, for this python3 nor for
+/usr/bin/python3, where Debian's python3-pandas lives.
+Usage: read_csv_with_pandas.py path/to/cis565_stream_compaction
+"""
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+SYSTEM_PYTHON = "/usr/bin/python3"
+
+try:
+    import pandas
+except ImportError:
+    if os.path.realpath(sys.executable) != os.path.realpath(SYSTEM_PYTHON) and os.access(SYSTEM_PYTHON, os.X_OK):
+        os.execv(SYSTEM_PYTHON, [SYSTEM_PYTHON, os.path.abspath(__file__)] + sys.argv[1:])
+    print("skipped: pandas is not installed (Debian's python3-pandas; scripts/setup installs it)")
+    sys.exit(77)
+
+
+def main():
+    program = sys.argv[1]
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "sweep.csv")
+        # A command line with a comma and quotes, which the context holds and the CSV must not break on.
+        subprocess.run([program, "--sizes", "2^8,1000", "--backends", "cpu,naive", "--reps", "2", "--quiet",
+                        "--keep", "gt:1", "--output", path], check=True, stdout=subprocess.DEVNULL)
+        table = pandas.read_csv(path)
+        context = json.load(open(os.path.join(folder, "sweep.context.json")))
+
+    # cpu: 4 ops x 3 inputs (2^8, 2^8 - 3, 1000); naive: scan x 3.
+    assert len(table) == 4 * 3 + 3, len(table)
+    assert list(table.columns[:6]) == ["run_id", "date", "gpu", "mode", "op", "backend"], list(table.columns)
+    for column in ["run_id", "date", "gpu", "mode"]:
+        assert table[column].nunique() == 1, (column, table[column].unique())
+    assert table["run_id"][0] == context["run_id"], (table["run_id"][0], context["run_id"])
+    assert table["date"][0] == context["date"]
+    assert table["mode"][0] == "hot"
+    assert str(table["size"].dtype) == "int64", table["size"].dtype
+    assert str(table["npot"].dtype) == "bool", table["npot"].dtype
+    cpu = table[table["backend"] == "cpu"]
+    assert (cpu["verified"] == "passed").all(), cpu["verified"].unique()
+    assert str(cpu["median_ms"].dtype) == "float64", cpu["median_ms"].dtype
+    assert (cpu["min_ms"] <= cpu["median_ms"]).all() and (cpu["median_ms"] <= cpu["max_ms"]).all()
+    assert sorted(set(table["size"])) == [253, 256, 1000], sorted(set(table["size"]))
+    assert "gt:1" in context["command_line"]
+    print(f"ok: pandas.read_csv read {len(table)} rows of {len(table.columns)} columns")
+
+
+if __name__ == "__main__":
+    main()

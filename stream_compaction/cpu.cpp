@@ -36,28 +36,30 @@ void timedScan(Count n, Sum *odata, const int *idata) {
     timer().endCpuTimer();
 }
 
+// Copies the elements `test` accepts, in order, to odata[written], odata[written + 1], ...;
+// returns where the next one would go.
+template <typename Count, typename Test>
+Count copyIf(Count n, int *odata, Count written, const int *idata, Test test) {
+    for (Count i = 0; i < n; ++i) {
+        if (test(idata[i])) odata[written++] = idata[i];
+    }
+    return written;
+}
+
 template <typename Count>
 Count timedCompact(Count n, int *odata, const int *idata, Predicate keep) {
     timer().startCpuTimer();
-    Count count = 0;
-    for (Count i = 0; i < n; ++i) {
-        if (keep(idata[i])) odata[count++] = idata[i];
-    }
+    const Count count = copyIf(n, odata, Count{0}, idata, keep);
     timer().endCpuTimer();
     return count;
 }
 
+// The kept elements, then the rejected ones after them: two passes, each stable.
 template <typename Count>
 Count timedPartition(Count n, int *odata, const int *idata, Predicate keep) {
     timer().startCpuTimer();
-    Count kept = 0;
-    for (Count i = 0; i < n; ++i) {
-        if (keep(idata[i])) odata[kept++] = idata[i];
-    }
-    Count next = kept;
-    for (Count i = 0; i < n; ++i) {
-        if (!keep(idata[i])) odata[next++] = idata[i];
-    }
+    const Count kept = copyIf(n, odata, Count{0}, idata, keep);
+    copyIf(n, odata, kept, idata, Rejects{keep});
     timer().endCpuTimer();
     return kept;
 }

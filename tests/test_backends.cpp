@@ -33,6 +33,15 @@ std::vector<Case> allCases() {
     return cases;
 }
 
+// One untimed call of a case on `input`, checked against the reference: the verdict.
+Harness::Verdict runOnce(const Case &which, const std::vector<int> &input) {
+    Harness::RunSettings settings;
+    settings.warmup = 0;
+    settings.reps = 1;
+    const Harness::Run result = Harness::run(*which.backend, which.op, input, settings);
+    return Harness::verify(which.op, result, Harness::expected(which.op, input, settings.keep));
+}
+
 class RegistryTest : public ::testing::TestWithParam<std::tuple<Case, int>> {};
 
 TEST_P(RegistryTest, MatchesReference) {
@@ -78,12 +87,7 @@ TEST(BlockSizes, GpuBackEndsAtEveryAcceptedExtreme) {
                 if (!which.backend->onGpu) continue;
                 SCOPED_TRACE(testing::Message() << which.backend->name << " " << Harness::opName(which.op)
                                                 << ", block " << threads << ", n = " << n << ", seed " << seed);
-                Harness::RunSettings settings;
-                settings.warmup = 0;
-                settings.reps = 1;
-                const Harness::Run result = Harness::run(*which.backend, which.op, input, settings);
-                const auto verdict =
-                    Harness::verify(which.op, result, Harness::expected(which.op, input, settings.keep));
+                const Harness::Verdict verdict = runOnce(which, input);
                 EXPECT_TRUE(verdict.passed()) << verdict.detail;
             }
         }
@@ -113,13 +117,8 @@ TEST(SharedMemoryLimits, EveryBackEndIsCorrectOrSkippedPlainly) {
                 if (!which.backend->onGpu) continue;
                 SCOPED_TRACE(testing::Message() << which.backend->name << " " << Harness::opName(which.op)
                                                 << ", block " << threads << ", limit " << limit << ", seed " << seed);
-                Harness::RunSettings settings;
-                settings.warmup = 0;
-                settings.reps = 1;
                 try {
-                    const Harness::Run result = Harness::run(*which.backend, which.op, input, settings);
-                    const auto verdict =
-                        Harness::verify(which.op, result, Harness::expected(which.op, input, settings.keep));
+                    const Harness::Verdict verdict = runOnce(which, input);
                     EXPECT_TRUE(verdict.passed()) << verdict.detail;
                 } catch (const StreamCompaction::Unsupported &e) {
                     ++skipped;

@@ -311,11 +311,13 @@ StreamCompaction::Predicate parsePredicate(const std::string &text) {
     const auto colon = text.find(':');
     const std::string kind = text.substr(0, colon);
     const std::string operand = colon == std::string::npos ? "" : text.substr(colon + 1);
-    if (kind == "mod" && parseCount(operand) >= 1) return Predicate::multipleOf(parseCount(operand));
-    const std::optional<int> threshold = parseDecimal<int>(operand);
-    if (kind == "gt" && threshold) return Predicate::greaterThan(*threshold);
+    // mod:K for any int K but 0 (a negative K keeps what -K keeps; mod:-1 keeps every int).
+    const std::optional<int> value = parseDecimal<int>(operand);
+    if (kind == "mod" && value && *value != 0) return Predicate::multipleOf(*value);
+    if (kind == "gt" && value) return Predicate::greaterThan(*value);
     throw std::invalid_argument(fmt::format(
-        "'{}' is not a predicate; use nonzero, mod:K (keep multiples of K >= 1) or gt:T (keep values above T)", text));
+        "'{}' is not a predicate; use nonzero, mod:K (keep multiples of K, K not 0) or gt:T (keep values above T)",
+        text));
 }
 
 std::string formatSize(long long n) {
@@ -415,7 +417,7 @@ std::vector<CLI::Option *> addSweepOptions(CLI::App &app, Options &options, RawT
     sweepFlags.push_back(
         app.add_option("--keep", raw.keep,
                        "What compact and partition keep of their inputs (the course's values 0 to 3): nonzero "
-                       "(default), mod:K (multiples of K >= 1) or gt:T (values above T)")
+                       "(default), mod:K (multiples of K, K not 0) or gt:T (values above T)")
             ->group(kSweepGroup)
             ->type_name("PREDICATE")
         ->check(validator("PREDICATE", [](const std::string &text) { parsePredicate(text); })));

@@ -101,8 +101,10 @@ TEST(ParseOp, NamesEveryOp) {
 }
 
 TEST(ParsePredicate, ReadsWhatNameWrites) {
-    for (const Predicate keep : {Predicate::nonZero(), Predicate::multipleOf(3), Predicate::greaterThan(10),
-                                 Predicate::greaterThan(-5), Predicate::greaterThan(0)}) {
+    // mod:-1 keeps every int (INT_MIN included), mod:-3 what mod:3 keeps.
+    for (const Predicate keep : {Predicate::nonZero(), Predicate::multipleOf(3), Predicate::multipleOf(-1),
+                                 Predicate::multipleOf(-3), Predicate::greaterThan(10), Predicate::greaterThan(-5),
+                                 Predicate::greaterThan(0)}) {
         const Predicate parsed = Harness::parsePredicate(keep.name());
         EXPECT_EQ(parsed.kind, keep.kind) << keep.name();
         EXPECT_EQ(parsed.operand, keep.operand) << keep.name();
@@ -110,7 +112,7 @@ TEST(ParsePredicate, ReadsWhatNameWrites) {
 }
 
 TEST(ParsePredicate, RejectsBadPredicates) {
-    for (const char *bad : {"", "zero", "nonzero:1", "mod", "mod:", "mod:0", "mod:-1", "mod:x", "gt", "gt:", "gt:x",
+    for (const char *bad : {"", "zero", "nonzero:1", "mod", "mod:", "mod:0", "mod:-0", "mod:x", "gt", "gt:", "gt:x",
                             "gt:1.5", "lt:3", "gt:-", "mod:99999999999"}) {
         EXPECT_THROW(Harness::parsePredicate(bad), std::invalid_argument) << "'" << bad << "'";
     }

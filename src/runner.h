@@ -62,8 +62,9 @@ constexpr std::size_t kGuardElements = 4096;
  * whose own timer gives the times), through the 64-bit entry points when uses64BitApi().
  * The output and kGuardElements after it are poisoned before every call, so that
  * elements a call fails to write show up in the comparison; after every call the guard
- * must still be poison and the input unchanged, and after the last, every output element
- * past those the call defines must be poison too (Run::outsideWrite, Run::inputChange).
+ * must still be poison, after the first and the last the input unchanged, and after the
+ * last, every output element past those the call defines must be poison too
+ * (Run::outsideWrite, Run::inputChange).
  * Throws std::invalid_argument when the back end does not offer that entry point, and
  * CudaError when CUDA fails, after Common::afterError() has cleared the error (or marked
  * the device lost, after a sticky one).

@@ -43,13 +43,6 @@ const Backend *findBackend(std::string_view name) {
     return nullptr;
 }
 
-const Backend *referenceBackend() {
-    for (const Backend &backend : backends()) {
-        if (backend.reference) return &backend;
-    }
-    return nullptr;
-}
-
 namespace {
 
 // The entry point, or std::invalid_argument naming what is missing.

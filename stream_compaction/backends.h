@@ -64,9 +64,6 @@ const std::vector<Backend> &backends();
 /** The back end with this command-line name, or nullptr. */
 const Backend *findBackend(std::string_view name);
 
-/** The back end that the others are compared with (Backend::reference), or nullptr. */
-const Backend *referenceBackend();
-
 /**
  * Any back end's operations on host arrays, as the course's API takes them: for a GPU
  * back end the input is copied to the device and the output back (n elements, or the

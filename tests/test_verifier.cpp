@@ -86,7 +86,10 @@ constexpr int kWritten = 12345;  // what a stray write leaves: never poison, nev
 
 // How each fake goes wrong, applied to the correct result `values` of `n` inputs before
 // it is written; returns the count a compaction or partition reports.
-enum class Flaw { None, LastWrong, OnePastTheEnd, OneUnwritten, OverwritesInput, CountPlusOne, CountMinusOne, Stale };
+enum class Flaw {
+    None, LastWrong, OnePastTheEnd, OneUnwritten, OverwritesInput, OverwritesInputOnItsLastCall,
+    CountPlusOne, CountMinusOne, Stale
+};
 Flaw flaw = Flaw::None;
 
 template <Op O>
@@ -109,7 +112,9 @@ int fakeOp(int n, int *out, const int *in, Predicate keep) {
         write(out, 0, values);
     }
     if (flaw == Flaw::OnePastTheEnd) write(out, defined, std::vector<int>{kWritten});
-    if (flaw == Flaw::OverwritesInput) {
+    // The third call of each run (a run makes 3: verdictOf's settings).
+    const bool lastCall = fake.calls % 3 == 2;
+    if (flaw == Flaw::OverwritesInput || (flaw == Flaw::OverwritesInputOnItsLastCall && lastCall)) {
         // Sorts "in place" on its input, as a radix pass that uses it for scratch would.
         write(const_cast<int *>(in), 0, TestingHelpers::referenceSort(input));
     }
@@ -246,8 +251,8 @@ TEST_P(Verifier, AnUnwrittenElementIsAValueFailure) {
 }
 
 // A back end that overwrites its input (here, sorting it in place) passes every output
-// check, since its output is right: the input is read back after every call. The caller's
-// input is left as it was.
+// check, since its output is right: the input is read back after the first call and the
+// last. The caller's input is left as it was.
 TEST_P(Verifier, OverwritingTheInputIsAFailure) {
     flaw = Flaw::OverwritesInput;
     const std::vector<int> input = fixedInput();
@@ -255,6 +260,19 @@ TEST_P(Verifier, OverwritingTheInputIsAFailure) {
         const Verdict verdict = verdictOf(op, input);
         EXPECT_EQ(verdict.kind, Verdict::Kind::FailValue) << Harness::opName(op);
         EXPECT_EQ(verdict.detail.rfind("call 1 of 3 changed the input: in[0] = -100, was ", 0), 0u)
+            << Harness::opName(op) << ": " << verdict.detail;
+    }
+    EXPECT_EQ(input, fixedInput());
+}
+
+// Only the last call writes its input: the check after the last call sees it.
+TEST_P(Verifier, OverwritingTheInputOnTheLastCallIsAFailure) {
+    flaw = Flaw::OverwritesInputOnItsLastCall;
+    const std::vector<int> input = fixedInput();
+    for (Op op : Harness::kAllOps) {
+        const Verdict verdict = verdictOf(op, input);
+        EXPECT_EQ(verdict.kind, Verdict::Kind::FailValue) << Harness::opName(op);
+        EXPECT_EQ(verdict.detail.rfind("call 3 of 3 changed the input: in[0] = -100, was ", 0), 0u)
             << Harness::opName(op) << ": " << verdict.detail;
     }
     EXPECT_EQ(input, fixedInput());

@@ -49,26 +49,9 @@ std::vector<GradeCase> gradeCases(long long size) {
     return cases;
 }
 
-std::string cellText(const GradeCell &cell) {
-    switch (cell.outcome) {
-        case Outcome::Passed: return "passed";
-        case Outcome::FailValue: return fmt::format("FAIL VALUE at {}", cell.index);
-        case Outcome::FailCount: return "FAIL COUNT";
-        case Outcome::Crashed: return "crashed";
-        case Outcome::NotOffered: return "not offered";
-        case Outcome::NotBuilt: return "not built";
-        case Outcome::Skipped: return "skipped";
-        case Outcome::NotRun: return "not run";
-    }
-    return "";
-}
-
 namespace {
 
-// A child that sends nothing for this long is stopped, and its case reads "crashed".
-constexpr int kCaseTimeoutSeconds = 120;
-
-// The JSON and CSV spelling of an outcome.
+// The JSON and CSV spelling of an outcome; the table writes the failures in capitals.
 const char *outcomeName(Outcome outcome) {
     switch (outcome) {
         case Outcome::Passed: return "passed";
@@ -82,6 +65,19 @@ const char *outcomeName(Outcome outcome) {
     }
     return "";
 }
+
+}  // namespace
+
+std::string cellText(const GradeCell &cell) {
+    if (cell.outcome == Outcome::FailValue) return fmt::format("FAIL VALUE at {}", cell.index);
+    if (cell.outcome == Outcome::FailCount) return "FAIL COUNT";
+    return outcomeName(cell.outcome);
+}
+
+namespace {
+
+// A child that sends nothing for this long is stopped, and its case reads "crashed".
+constexpr int kCaseTimeoutSeconds = 120;
 
 bool failed(Outcome outcome) { return outcome != Outcome::Passed && outcome != Outcome::Skipped; }
 

@@ -1,0 +1,52 @@
+#include "statistics.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+namespace Harness {
+
+Statistics summarize(std::vector<double> ms) {
+    Statistics s;
+    s.samples = static_cast<int>(ms.size());
+    if (ms.empty()) return s;
+    std::sort(ms.begin(), ms.end());
+    const std::size_t mid = ms.size() / 2;
+    s.medianMs = ms.size() % 2 ? ms[mid] : (ms[mid - 1] + ms[mid]) / 2;
+    s.minMs = ms.front();
+    s.maxMs = ms.back();
+    s.meanMs = std::accumulate(ms.begin(), ms.end(), 0.0) / static_cast<double>(ms.size());
+    if (ms.size() > 1) {
+        double squares = 0;
+        for (double x : ms) squares += (x - s.meanMs) * (x - s.meanMs);
+        s.stddevMs = std::sqrt(squares / static_cast<double>(ms.size() - 1));
+    }
+    return s;
+}
+
+namespace {
+
+// A figure's relative standard error: noise / sqrt(samples), 0 where it cannot be known.
+double relativeError(double noise, int samples) {
+    return samples > 1 && std::isfinite(noise) && noise > 0 ? noise / std::sqrt(static_cast<double>(samples)) : 0;
+}
+
+}  // namespace
+
+Interval ratioInterval(double numeratorMs, double numeratorNoise, int numeratorSamples, double denominatorMs,
+                       double denominatorNoise, int denominatorSamples) {
+    Interval interval;
+    interval.value = numeratorMs / denominatorMs;
+    const double a = relativeError(numeratorNoise, numeratorSamples);
+    const double b = relativeError(denominatorNoise, denominatorSamples);
+    const double width = 1.96 * std::sqrt(a * a + b * b);
+    interval.low = interval.value * std::exp(-width);
+    interval.high = interval.value * std::exp(width);
+    return interval;
+}
+
+Interval ratioInterval(const Statistics &a, const Statistics &b) {
+    return ratioInterval(a.medianMs, a.noise(), a.samples, b.medianMs, b.noise(), b.samples);
+}
+
+}  // namespace Harness

@@ -1,0 +1,49 @@
+#pragma once
+// The statistics of a cell's timed samples, and the interval of a ratio of two cells'
+// medians: what the sweep's stopping rule, its speed-ups and the compare command share.
+
+#include <vector>
+
+namespace Harness {
+
+/** A summary of timed samples, in ms. */
+struct Statistics {
+    int samples = 0;
+    double meanMs = 0;
+    double medianMs = 0;  // the mean of the middle two for an even count
+    double minMs = 0;
+    double maxMs = 0;
+    double stddevMs = 0;  // the sample standard deviation (n - 1); 0 for fewer than two samples
+
+    /** The relative noise: standard deviation / mean (0.005 is 0.5%); 0 without samples. */
+    double noise() const { return meanMs > 0 ? stddevMs / meanMs : 0; }
+};
+
+/** The summary of `ms`; all zeros for an empty list. */
+Statistics summarize(std::vector<double> ms);
+
+/**
+ * A ratio of two figures with its approximate 95% interval. Each figure's relative
+ * standard error is its noise / sqrt(samples); the ratio's is their root sum of squares,
+ * and the interval is ratio x exp(+-1.96 x that), which stays positive.
+ */
+struct Interval {
+    double value = 0;
+    double low = 0;
+    double high = 0;
+
+    /** Whether the interval covers 1: the two figures are a tie. */
+    bool tie() const { return low <= 1 && 1 <= high; }
+};
+
+/**
+ * numerator / denominator of two medians, each with its relative noise and sample count
+ * (a noise of 0, or a single sample, gives that side no width).
+ */
+Interval ratioInterval(double numeratorMs, double numeratorNoise, int numeratorSamples, double denominatorMs,
+                       double denominatorNoise, int denominatorSamples);
+
+/** ratioInterval of two summaries: a.medianMs / b.medianMs. */
+Interval ratioInterval(const Statistics &a, const Statistics &b);
+
+}  // namespace Harness

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <cmath>
+#include <cstdlib>
 #include <optional>
 #include <stdexcept>
 
@@ -320,6 +322,62 @@ StreamCompaction::Predicate parsePredicate(const std::string &text) {
         text));
 }
 
+double parseTimeMs(const std::string &text) {
+    std::string number = text;
+    double scale = 1000;  // seconds by default
+    if (number.size() > 2 && number.compare(number.size() - 2, 2, "ms") == 0) {
+        number.resize(number.size() - 2);
+        scale = 1;
+    } else if (!number.empty() && number.back() == 's') {
+        number.pop_back();
+    }
+    char *end = nullptr;
+    const double value = number.empty() ? 0 : std::strtod(number.c_str(), &end);
+    if (number.empty() || end != number.c_str() + number.size() || !(value > 0) || !std::isfinite(value) ||
+        value * scale > 3.6e6) {
+        throw std::invalid_argument(
+            fmt::format("'{}' is not a time; use seconds above 0 and at most an hour: 0.05, 0.05s or 50ms", text));
+    }
+    return value * scale;
+}
+
+double parseNoise(const std::string &text) {
+    std::string number = text;
+    if (!number.empty() && number.back() == '%') number.pop_back();
+    char *end = nullptr;
+    const double value = number.empty() ? 0 : std::strtod(number.c_str(), &end);
+    if (number.empty() || end != number.c_str() + number.size() || !(value > 0) || !(value <= 100)) {
+        throw std::invalid_argument(
+            fmt::format("'{}' is not a noise limit; use a percentage above 0 and at most 100: 0.5 or 0.5%", text));
+    }
+    return value / 100;
+}
+
+RunSettings runSettings(const Options &options) {
+    RunSettings settings;
+    settings.warmup = options.warmup;
+    settings.reps = options.reps;
+    settings.minSamples = options.minSamples;
+    settings.minTimeMs = options.minTimeMs;
+    settings.maxNoise = options.maxNoise;
+    settings.maxTimeMs = options.maxTimeMs;
+    settings.cold = !options.hot;
+    settings.blockingKernel = options.blockingKernel;
+    settings.keep = options.keep;
+    return settings;
+}
+
+std::string samplingText(const Options &o) {
+    const std::string calls =
+        o.reps > 0 ? fmt::format("median of {} calls", o.reps)
+                   : fmt::format("median of calls until the noise is at most {:g}% (at least {} calls and {:g} ms, at "
+                                 "most {:g} s)",
+                                 o.maxNoise * 100, o.minSamples, o.minTimeMs, o.maxTimeMs / 1000);
+    return fmt::format("{} after {} untimed; GPU: L2 {}, {}", calls, o.warmup,
+                       o.hot ? "left warm (--hot)" : "flushed before each",
+                       o.blockingKernel ? "launch time out (blocking kernel)" : "launch time in (--no-blocking-kernel)");
+}
+
 std::string formatSize(long long n) {
     return isPowerOfTwo(n) ? fmt::format("2^{}", exponentOf(n)) : std::to_string(n);
 }
@@ -336,6 +394,7 @@ constexpr const char *kGradeGroup = "Grading a course submission (make run STUDE
 // conversion would read "010" as octal 8).
 struct RawText {
     std::string size, blockSize, seed, reps, warmup, sizes, blockSizes, keep, format;
+    std::string minSamples, minTime, maxNoise, maxTime;
     std::vector<std::string> ops;
 };
 
@@ -369,7 +428,8 @@ void addRunOptions(CLI::App &app, Options &options, RawText &raw) {
         ->check(validator("NAMES", [](const std::string &name) {
             if (!StreamCompaction::findBackend(name)) unknownName("back end", "back ends", name, allBackendNames());
         }));
-    app.add_option("--reps", raw.reps, "Timed calls per figure; the median is printed (default 5)")
+    app.add_option("--reps", raw.reps,
+                   "Exactly R timed calls per figure, instead of calls until the noise is known (below)")
         ->group(kRunGroup)
         ->type_name("R")
         ->check(validator("R", [](const std::string &text) {
@@ -387,6 +447,36 @@ void addRunOptions(CLI::App &app, Options &options, RawText &raw) {
                 throw std::invalid_argument(fmt::format("'{}' is not a count of runs; use 0 to 1000", text));
             }
         }));
+    app.add_option("--min-samples", raw.minSamples, "Timed calls a figure takes at least (default 10)")
+        ->group(kRunGroup)
+        ->type_name("N")
+        ->check(validator("N", [](const std::string &text) {
+            const int count = parseCount(text);
+            if (count < 2 || count > 100000) {
+                throw std::invalid_argument(fmt::format("'{}' is not a sample count; use 2 to 100000", text));
+            }
+        }));
+    app.add_option("--min-time", raw.minTime, "Timed work a figure takes at least: 50ms (default), 0.2s")
+        ->group(kRunGroup)
+        ->type_name("T")
+        ->check(validator("T", [](const std::string &text) { parseTimeMs(text); }));
+    app.add_option("--max-noise", raw.maxNoise,
+                   "Stop a figure's calls once standard deviation / mean is at most P percent: 0.5 (default), 2%")
+        ->group(kRunGroup)
+        ->type_name("P")
+        ->check(validator("P", [](const std::string &text) { parseNoise(text); }));
+    app.add_option("--max-time", raw.maxTime, "Wall time after which a figure's calls stop regardless: 2s (default)")
+        ->group(kRunGroup)
+        ->type_name("T")
+        ->check(validator("T", [](const std::string &text) { parseTimeMs(text); }));
+    app.add_flag("--hot", options.hot, "Leave the L2 cache warm between timed calls (default: flushed before each)")
+        ->group(kRunGroup);
+    app.add_flag("--no-blocking-kernel")
+        ->description("Time GPU calls without holding the stream, host launch time included")
+        ->group(kRunGroup);
+    app.add_flag("--no-interleave")
+        ->description("A sweep measures its back ends one after another, not taking turns call by call")
+        ->group(kRunGroup);
 }
 
 // Adds the sweep and report options; returns those whose presence asks for a sweep.
@@ -468,6 +558,14 @@ std::string finish(const RawText &raw, Options &options) {
     if (!raw.seed.empty()) options.seed = *parseDecimal<std::uint64_t>(raw.seed);
     if (!raw.reps.empty()) options.reps = parseCount(raw.reps);
     if (!raw.warmup.empty()) options.warmup = parseCount(raw.warmup);
+    if (!raw.minSamples.empty()) options.minSamples = parseCount(raw.minSamples);
+    if (!raw.minTime.empty()) options.minTimeMs = parseTimeMs(raw.minTime);
+    if (!raw.maxNoise.empty()) options.maxNoise = parseNoise(raw.maxNoise);
+    if (!raw.maxTime.empty()) options.maxTimeMs = parseTimeMs(raw.maxTime);
+    if (options.maxTimeMs < options.minTimeMs) {
+        return fmt::format("--max-time: {} ms is below --min-time ({} ms); give a --max-time of at least --min-time",
+                           options.maxTimeMs, options.minTimeMs);
+    }
     if (!options.sweep && options.size < 4) {
         return fmt::format("--size: '{}' is too small; the test sequence needs SIZE >= 4 for its non-power-of-two "
                            "size SIZE - 3",
@@ -563,6 +661,13 @@ int parseCommandLine(int argc, const char *const *argv, Options &options) {
         if (app.get_option("--npot")->count() > 0 && app.get_option("--no-npot")->count() > 0)
             return "--npot and --no-npot contradict each other; give one of them";
         options.npot = app.get_option("--no-npot")->count() == 0;
+        options.blockingKernel = app.get_option("--no-blocking-kernel")->count() == 0;
+        options.interleave = app.get_option("--no-interleave")->count() == 0;
+        if (!raw.reps.empty() && (!raw.minSamples.empty() || !raw.maxNoise.empty() || !raw.minTime.empty() ||
+                                  !raw.maxTime.empty())) {
+            return "--reps sets a fixed count of timed calls; it cannot be given with --min-samples, --min-time, "
+                   "--max-noise or --max-time, which decide the count from the noise";
+        }
         options.sweep = !options.grade && std::any_of(sweepFlags.begin(), sweepFlags.end(),
                                                       [](const CLI::Option *flag) { return flag->count() > 0; });
         if (options.grade && !StreamCompaction::Student::loaded()) {

@@ -17,8 +17,16 @@ struct Options {
     int blockSize = 128;                // threads per block, where a back end takes one
     std::uint64_t seed = 565;           // the random inputs' seed
     std::vector<std::string> backends;  // command-line names; all of them by default
-    int reps = 5;                       // timed calls per figure; the median is reported
+    int reps = 0;                       // > 0 (--reps): exactly this many timed calls per figure
     int warmup = 1;                     // untimed calls before them
+    // With reps = 0, a cell's calls go on until the noise is known (RunSettings).
+    int minSamples = 10;
+    double minTimeMs = 50;
+    double maxNoise = 0.005;  // standard deviation / mean
+    double maxTimeMs = 2000;
+    bool hot = false;              // leave the L2 cache as the last call left it (default: flushed)
+    bool blockingKernel = true;    // hold the stream while a call is enqueued
+    bool interleave = true;        // a sweep's back ends take turns, call by call, within a size
 
     // A sweep runs instead of the course sequence when any sweep or report flag is given;
     // --grade runs the grade (grade.h) instead of either.
@@ -80,6 +88,25 @@ std::string unknownNameMessage(const std::string &what, const std::string &plura
 
 /** "2^20" for a power of two, else the plain number. */
 std::string formatSize(long long n);
+
+/**
+ * A time as written on the command line: "0.05" or "0.05s" (seconds), "50ms"; returns ms.
+ * Throws std::invalid_argument saying what is accepted when it is not a time above 0.
+ */
+double parseTimeMs(const std::string &text);
+
+/** A noise limit: "0.5" or "0.5%" (percent), above 0 and at most 100; returns a fraction. */
+double parseNoise(const std::string &text);
+
+/** The RunSettings the options ask for. */
+RunSettings runSettings(const Options &options);
+
+/**
+ * How the figures are taken, as the reports say it: "median of calls until the noise is
+ * at most 0.5% (at least 10 calls and 50 ms, at most 2 s) after 1 untimed; GPU: L2
+ * flushed before each, launch time out (blocking kernel)".
+ */
+std::string samplingText(const Options &options);
 
 /**
  * Fills `options` from argv. Returns -1 to go on, or the exit status to stop with:

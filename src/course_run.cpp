@@ -43,10 +43,7 @@ std::string gpuDescription() {
 
 class CourseRun {
 public:
-    explicit CourseRun(const Options &options) : options_(options) {
-        settings_.warmup = options.warmup;
-        settings_.reps = options.reps;
-    }
+    explicit CourseRun(const Options &options) : options_(options), settings_(runSettings(options)) {}
 
     const Tally &tally() const { return tally_; }
 
@@ -97,7 +94,10 @@ public:
             if (!backend->onGpu && op == Op::Compact) {
                 const Backend withScan{.name = "cpu", .title = "cpu", .onGpu = false,
                                        .timer = StreamCompaction::CPU::timer,
-                                       .compact = StreamCompaction::CPU::compactWithScan};
+                                       .compact = [](int n, int *out, const int *in, StreamCompaction::Predicate keep,
+                                                     int *kept) {
+                                           *kept = StreamCompaction::CPU::compactWithScan(n, out, in, keep);
+                                       }};
                 both("cpu compact with scan", withScan);
             }
         }
@@ -169,10 +169,9 @@ private:
 
 std::string courseHeader(const Options &options) {
     return fmt::format(
-        "cis565_stream_compaction {} | {} | SIZE {} = {}, NPOT {} | seed {} | block size {} | "
-        "times: median of {} calls after {} untimed",
+        "cis565_stream_compaction {} | {} | SIZE {} = {}, NPOT {} | seed {} | block size {} | times: {}",
         SC_VERSION, gpuDescription(), formatSize(options.size), options.size, options.size - 3, options.seed,
-        options.blockSize, options.reps, options.warmup);
+        options.blockSize, samplingText(options));
 }
 
 int runCourseSequence(const Options &options) {

@@ -8,6 +8,7 @@
 #include <stream_compaction/common.h>
 #include <stream_compaction/device_memory.h>
 #include <stream_compaction/errors.h>
+#include <stream_compaction/measurement.h>
 
 namespace Harness {
 
@@ -33,21 +34,21 @@ DeviceInfo deviceInfo() {
     return info;
 }
 
-double measureCopyMs(std::size_t bytes, int reps) {
+Statistics measureCopy(std::size_t bytes, int reps) {
     Common::Operation operation("copy", "memcpy", static_cast<long long>(bytes));
     Common::DeviceBuffer<unsigned char> source(bytes), destination(bytes);
     SC_CUDA_CHECK(cudaMemset(source.get(), 1, bytes));
     SC_CUDA_CHECK(cudaMemcpy(destination.get(), source.get(), bytes, cudaMemcpyDeviceToDevice));
-    Common::PerformanceTimer timer;
-    std::vector<float> times;
+    Common::EventPair events;
+    std::vector<double> times;
     for (int i = 0; i < reps; ++i) {
-        timer.startGpuTimer();
+        Common::flushL2();
+        events.start();
         SC_CUDA_CHECK(cudaMemcpyAsync(destination.get(), source.get(), bytes, cudaMemcpyDeviceToDevice));
-        timer.endGpuTimer();
-        times.push_back(timer.getGpuElapsedTimeForPreviousOperation());
+        events.stop();
+        times.push_back(events.elapsedMs());
     }
-    std::sort(times.begin(), times.end());
-    return times.empty() ? 0.0 : times[times.size() / 2];
+    return summarize(std::move(times));
 }
 
 }  // namespace Harness

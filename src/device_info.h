@@ -5,6 +5,8 @@
 #include <cstddef>
 #include <string>
 
+#include "statistics.h"
+
 namespace Harness {
 
 /** What a report says about the GPU it ran on. */
@@ -23,10 +25,10 @@ struct DeviceInfo {
 DeviceInfo deviceInfo();
 
 /**
- * Median time in ms of a device-to-device cudaMemcpy of `bytes` bytes (after one
- * untimed copy): the practical ceiling for an operation that reads an array once and
- * writes it once. Bandwidth is 2 * bytes / time.
+ * The times of `reps` device-to-device cudaMemcpy calls of `bytes` bytes, each after an
+ * L2 flush (after one untimed copy): the practical ceiling for an operation that reads
+ * an array once and writes it once. Bandwidth is 2 * bytes / median time.
  */
-double measureCopyMs(std::size_t bytes, int reps);
+Statistics measureCopy(std::size_t bytes, int reps);
 
 }  // namespace Harness

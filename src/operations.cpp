@@ -35,20 +35,21 @@ std::vector<int> fullRangeInput(long long size) {
     return values;
 }
 
-// A compaction or partition: kept elements first; returns how many. `Entry32` and
-// `Entry64` are the back end's member pointers for the two widths.
-template <int (*Backend::*Entry32)(int, int *, const int *, Predicate),
+// A compaction or partition: kept elements first; the count in *kept (32-bit entry
+// points, and -1 returned) or returned (64-bit). `Entry32` and `Entry64` are the back
+// end's member pointers for the two widths.
+template <void (*Backend::*Entry32)(int, int *, const int *, Predicate, int *),
           std::size_t (*Backend::*Entry64)(std::size_t, int *, const int *, Predicate)>
 long long callCounted(const Backend &backend, bool wide, long long n, int *out, const int *in, Predicate keep,
-                      long long &kept) {
-    kept = wide ? static_cast<long long>((backend.*Entry64)(static_cast<std::size_t>(n), out, in, keep))
-                : (backend.*Entry32)(static_cast<int>(n), out, in, keep);
-    return kept;
+                      int *kept) {
+    if (wide) return static_cast<long long>((backend.*Entry64)(static_cast<std::size_t>(n), out, in, keep));
+    (backend.*Entry32)(static_cast<int>(n), out, in, keep, kept);
+    return -1;
 }
 
 // A scan or sort: n outputs, no count.
 template <void (*Backend::*Entry32)(int, int *, const int *), void (*Backend::*Entry64)(std::size_t, int *, const int *)>
-long long callAll(const Backend &backend, bool wide, long long n, int *out, const int *in, Predicate, long long &) {
+long long callAll(const Backend &backend, bool wide, long long n, int *out, const int *in, Predicate, int *) {
     if (wide) (backend.*Entry64)(static_cast<std::size_t>(n), out, in);
     else (backend.*Entry32)(static_cast<int>(n), out, in);
     return n;
@@ -67,8 +68,9 @@ const Operation kScan{
     .courseSection = "SCAN TESTS",
     .bytesCounted = "scan 8n (12n past 2^31 - 1, int64 sums)",
     .returnsCount = false,
+    .keptOnly = false,
     .offeredBy = [](const Backend &b, bool wide) { return wide ? b.scan64 != nullptr : b.scan != nullptr; },
-    .call = [](const Backend &b, bool, long long n, int *out, const int *in, Predicate, long long &) {
+    .call = [](const Backend &b, bool, long long n, int *out, const int *in, Predicate, int *) {
         b.scan(static_cast<int>(n), out, in);  // the 64-bit scan writes int64 sums: callInt64Sums
         return n;
     },
@@ -92,6 +94,7 @@ const Operation kCompact{
     .courseSection = "STREAM COMPACTION TESTS",
     .bytesCounted = "compact 4n + 4k (k kept)",
     .returnsCount = true,
+    .keptOnly = true,
     .offeredBy = [](const Backend &b, bool wide) { return wide ? b.compact64 != nullptr : b.compact != nullptr; },
     .call = callCounted<&Backend::compact, &Backend::compact64>,
     .callInt64Sums = nullptr,
@@ -110,11 +113,9 @@ const Operation kPartition{
     .courseSection = "PARTITION TESTS",
     .bytesCounted = "partition 8n",
     .returnsCount = true,
+    .keptOnly = false,  // every element is written: the kept ones, then the rest
     .offeredBy = [](const Backend &b, bool wide) { return wide ? b.partition64 != nullptr : b.partition != nullptr; },
-    .call = [](const Backend &b, bool wide, long long n, int *out, const int *in, Predicate keep, long long &kept) {
-        callCounted<&Backend::partition, &Backend::partition64>(b, wide, n, out, in, keep, kept);
-        return n;  // every element is written: the kept ones, then the rest
-    },
+    .call = callCounted<&Backend::partition, &Backend::partition64>,
     .callInt64Sums = nullptr,
     .trafficBytes = [](long long n, long long) { return 2.0 * double(n) * sizeof(int); },
     .randomInput = flagsInput,
@@ -130,6 +131,7 @@ const Operation kSort{
     .courseSection = "RADIX SORT TESTS",
     .bytesCounted = "sort 8n (the minimum: one read and one write; a radix sort moves more)",
     .returnsCount = false,
+    .keptOnly = false,
     .offeredBy = [](const Backend &b, bool wide) { return wide ? b.sort64 != nullptr : b.sort != nullptr; },
     .call = callAll<&Backend::sort, &Backend::sort64>,
     .callInt64Sums = nullptr,

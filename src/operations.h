@@ -24,17 +24,20 @@ struct Operation {
     const char *name;           // as on the command line and in reports: "scan"
     const char *courseSection;  // the course run's banner: "SCAN TESTS"
     const char *bytesCounted;   // how trafficBytes counts, as the reports say it
-    bool returnsCount;          // compact and partition return how many they kept
+    bool returnsCount;          // compact and partition say how many they kept
+    bool keptOnly;              // compact: only the kept elements are defined in the output
 
     /** Whether the back end offers it, through the 64-bit entry points when `wide`. */
     bool (*offeredBy)(const StreamCompaction::Backend &backend, bool wide);
 
     /**
-     * One call with int outputs (all but the 64-bit scan, below). Returns how many output
-     * elements the call defines; `kept` gets how many a compaction or partition kept.
+     * One call with int outputs (all but the 64-bit scan, below). A compaction or
+     * partition through the 32-bit entry points writes its count to *kept (device memory
+     * for a GPU back end) and returns -1; through the 64-bit ones it returns the count.
+     * Every other call returns n.
      */
     long long (*call)(const StreamCompaction::Backend &backend, bool wide, long long n, int *out, const int *in,
-                      StreamCompaction::Predicate keep, long long &kept);
+                      StreamCompaction::Predicate keep, int *kept);
 
     /** The 64-bit entry point whose outputs are int64 sums (scan only; else nullptr). */
     void (*callInt64Sums)(const StreamCompaction::Backend &backend, std::size_t n, long long *out, const int *in);

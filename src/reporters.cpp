@@ -72,9 +72,14 @@ std::vector<Field> contextFields(const Context &c) {
         {"copy_bandwidth_GBps", "Measured device-to-device copy bandwidth, GB/s",
          c.gpu ? Value(c.copyBandwidthGBs) : Value()},
         {"copy_method", "Copy measurement",
-         c.gpu ? Value(fmt::format("cudaMemcpy device to device of {} bytes, median of {}; GB/s = 2 x bytes / time",
-                                   c.copyBytes, c.copyReps))
+         c.gpu ? Value(fmt::format("cudaMemcpy device to device of {} bytes, L2 flushed before each, median of {} "
+                                   "(noise {:.2f}%); GB/s = 2 x bytes / time",
+                                   c.copyBytes, c.copyReps, 100 * c.copyNoise))
                : Value()},
+        {"copy_bandwidth_end_GBps", "The same copy after the last cell, GB/s",
+         c.gpu && c.copyBandwidthEndGBs > 0 ? Value(c.copyBandwidthEndGBs) : Value()},
+        {"launch_floors", "Empty call (n = 0) of each GPU back end", c.gpu ? Value(c.launchFloors) : Value()},
+        {"l2_flush", "L2 flush before a cold call", c.gpu ? Value(c.l2Flush) : Value()},
         {"driver_version", "CUDA driver", gpu([](const DeviceInfo &d) { return versionText(d.driverVersion); })},
         {"runtime_version", "CUDA runtime", gpu([](const DeviceInfo &d) { return versionText(d.runtimeVersion); })},
         {"host_cpu", "Host CPU", c.hostCpu},
@@ -85,8 +90,10 @@ std::vector<Field> contextFields(const Context &c) {
         {"warmup", "Untimed calls before them", static_cast<long long>(c.warmup)},
         {"keep", "Compact and partition keep", c.keep},
         {"timing", "Timing",
-         std::string("the median of the timed calls; GPU: CUDA events around the device work (no allocation, no "
-                     "host copies); CPU: std::chrono around the loop")},
+         std::string("the median of the timed calls, each GPU call between CUDA events on the default stream "
+                     "(no allocation, no host copies; a compaction's count is read after the stop event); CPU: "
+                     "std::chrono around the loop; course submissions: their own timers")},
+        {"sampling", "Calls per figure", c.sampling},
         {"bytes_counted", "Bytes counted for GB/s", bytesCountedText()},
     };
 }
@@ -100,6 +107,22 @@ const char *statusName(Row::Status status) {
     return "?";
 }
 
+Value low(const std::optional<Interval> &range) { return range ? Value(range->low) : Value(); }
+Value high(const std::optional<Interval> &range) { return range ? Value(range->high) : Value(); }
+
+// How a row's calls were timed: "events (stream held)" (host launch time out), "events
+// (host synchronisation)" (a call that waits for the device), "events" (without the
+// blocking kernel), "implementation" (a submission's own timer), "host timer" (the
+// CPU's); "" for a skipped row.
+std::string timedText(const Row &r) {
+    if (r.status == Row::Status::Skipped || r.timing.samples == 0) return "";
+    const Timing &t = r.timing;
+    if (r.note.find("timed by the implementation") != std::string::npos) return "implementation";
+    if (t.held) return "events (stream held)";
+    if (t.synchronizes) return "events (host synchronisation)";
+    return t.cold ? "events" : "host timer";
+}
+
 std::vector<Field> rowFields(const Row &r) {
     const bool timed = r.status != Row::Status::Skipped;
     const auto ms = [timed](double value) { return timed ? Value(value) : Value(); };
@@ -110,13 +133,23 @@ std::vector<Field> rowFields(const Row &r) {
         {"npot", "non-power-of-two", r.npot},
         {"block_size", "block size", maybe(r.blockSize)},
         {"median_ms", "median, ms", ms(r.timing.medianMs)},
+        {"mean_ms", "mean, ms", ms(r.timing.meanMs)},
+        {"noise_pct", "noise (standard deviation / mean), %", ms(100 * r.timing.noise())},
         {"min_ms", "min, ms", ms(r.timing.minMs)},
         {"max_ms", "max, ms", ms(r.timing.maxMs)},
-        {"reps", "timed calls", static_cast<long long>(r.timing.reps)},
+        {"samples", "timed calls", static_cast<long long>(r.timing.samples)},
+        {"timed", "how the calls were timed", timedText(r)},
+        {"launch_bound", "launch-bound", r.launchBound},
         {"bandwidth_GBps", "GB/s", maybe(r.bandwidthGBs)},
         {"copy_fraction", "fraction of copy bandwidth", maybe(r.copyFraction)},
+        {"copy_fraction_low", "fraction of copy bandwidth, 95% low", low(r.copyFractionRange)},
+        {"copy_fraction_high", "fraction of copy bandwidth, 95% high", high(r.copyFractionRange)},
         {"speedup_vs_cpu", "speed-up over cpu", maybe(r.speedupVsCpu)},
+        {"speedup_vs_cpu_low", "speed-up over cpu, 95% low", low(r.speedupVsCpuRange)},
+        {"speedup_vs_cpu_high", "speed-up over cpu, 95% high", high(r.speedupVsCpuRange)},
         {"speedup_vs_cub", "speed-up over cub", maybe(r.speedupVsCub)},
+        {"speedup_vs_cub_low", "speed-up over cub, 95% low", low(r.speedupVsCubRange)},
+        {"speedup_vs_cub_high", "speed-up over cub, 95% high", high(r.speedupVsCubRange)},
         {"kept", "kept", maybe(r.kept)},
         {"verified", "verified", std::string(statusName(r.status))},
         {"note", "note", r.note},
@@ -159,6 +192,12 @@ std::string jsonText(const Value &value) {
     if (std::holds_alternative<std::string>(value)) return jsonString(std::get<std::string>(value));
     const std::string text = plainText(value);
     return text.empty() ? "null" : text;
+}
+
+std::string jsonStrings(const std::vector<std::string> &items) {
+    std::string list = "[";
+    for (const std::string &item : items) list += (list.size() > 1 ? ", " : "") + jsonString(item);
+    return list + "]";
 }
 
 std::string jsonObject(const std::vector<Field> &fields) {
@@ -236,24 +275,33 @@ private:
     std::vector<Field> run_;
 };
 
-// The context of a CSV report, one key per line.
+// The context of a CSV report, one key per line, written when the run ends (with what
+// the run learnt after its first row: the copy measured again, warnings).
 class ContextReporter : public Reporter {
 public:
     explicit ContextReporter(Output out) : out_(std::move(out)) {}
 
-    void begin(const Context &context) override {
-        std::string text = "{";
-        for (const Field &field : contextFields(context))
-            text += fmt::format("{}\n  {}: {}", text.size() > 1 ? "," : "", jsonString(field.key), jsonText(field.value));
-        out_.write(text + "\n}\n");
-    }
+    void begin(const Context &context) override { context_ = context; }
     void add(const Row &) override {}
     void endOp() override {}
-    void stop(const std::string &) override {}
-    void end() override {}
+    void stop(const std::string &why) override { stoppedBy_ = why; }
+    void warn(const std::string &line) override { warnings_.push_back(line); }
+    void closingContext(const Context &context) override { context_ = context; }
+    void end() override {
+        std::string text = "{";
+        for (const Field &field : contextFields(context_))
+            text += fmt::format("{}\n  {}: {}", text.size() > 1 ? "," : "", jsonString(field.key), jsonText(field.value));
+        text += fmt::format(",\n  \"warnings\": {}", jsonStrings(warnings_));
+        text += fmt::format(",\n  \"complete\": {}", stoppedBy_ ? "false" : "true");
+        if (stoppedBy_) text += fmt::format(",\n  \"stopped\": {}", jsonString(*stoppedBy_));
+        out_.write(text + "\n}\n");
+    }
 
 private:
     Output out_;
+    Context context_;
+    std::vector<std::string> warnings_;
+    std::optional<std::string> stoppedBy_;
 };
 
 class JsonReporter : public Reporter {
@@ -268,15 +316,24 @@ public:
     }
     void endOp() override {}
     void stop(const std::string &why) override { stoppedBy_ = why; }
+    void warn(const std::string &line) override { warnings_.push_back(line); }
+    void closingContext(const Context &context) override {
+        if (context.copyBandwidthEndGBs > 0) copyEnd_ = context.copyBandwidthEndGBs;
+    }
     // "complete" says whether every cell of the sweep is in "rows".
     void end() override {
         const std::string stopped = stoppedBy_ ? fmt::format(",\n  \"stopped\": {}", jsonString(*stoppedBy_)) : "";
-        out_.write(fmt::format("\n  ],\n  \"complete\": {}{}\n}}\n", stoppedBy_ ? "false" : "true", stopped));
+        const std::string copyEnd =
+            copyEnd_ ? fmt::format(",\n  \"copy_bandwidth_end_GBps\": {}", jsonText(Value(*copyEnd_))) : "";
+        out_.write(fmt::format("\n  ],\n  \"warnings\": {}{},\n  \"complete\": {}{}\n}}\n", jsonStrings(warnings_),
+                               copyEnd, stoppedBy_ ? "false" : "true", stopped));
     }
 
 private:
     Output out_;
     long long rows_ = 0;
+    std::vector<std::string> warnings_;
+    std::optional<double> copyEnd_;
     std::optional<std::string> stoppedBy_;
 };
 

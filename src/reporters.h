@@ -13,6 +13,7 @@
 
 #include "device_info.h"
 #include "runner.h"
+#include "statistics.h"
 
 namespace Harness {
 
@@ -28,13 +29,18 @@ std::optional<Format> formatForPath(const std::string &path);
 struct Context {
     std::string runId;           // tells runs apart when their rows are joined: "20250131T120000Z-3fa2"
     std::string date;            // when the run started, UTC: "2025-01-31T12:00:00Z"
-    std::string mode = "hot";    // "hot": inputs left in L2 between timed calls ("cold": flushed)
+    std::string mode = "cold";   // "cold": the L2 cache flushed before every timed GPU call ("hot": left warm)
+    std::string sampling;        // how the figures are taken (samplingText)
     std::string commandLine;
     std::string version;
     std::optional<DeviceInfo> gpu;  // none without a CUDA device
     double copyBandwidthGBs = 0;  // measured device-to-device copy: 2 x bytes / time; 0 without a GPU
+    double copyNoise = 0;         // that measurement's standard deviation / mean
+    double copyBandwidthEndGBs = 0;  // the same, measured again after the last cell; 0 until then
     std::size_t copyBytes = 0;    // bytes per copy it was measured with
     int copyReps = 0;
+    std::string launchFloors;     // each GPU back end's empty call (n = 0): "cub scan 0.0031 ms, ..."
+    std::string l2Flush;          // what the flush before a cold call writes
     std::string hostCpu;
     std::string buildType;
     std::string gitRevision;
@@ -61,6 +67,13 @@ struct Row {
     std::optional<double> copyFraction;  // bandwidth / measured copy bandwidth
     std::optional<double> speedupVsCpu;  // cpu median / this median
     std::optional<double> speedupVsCub;  // cub median / this median
+    // The 95% intervals of the three ratios above (statistics.h): a speed-up whose
+    // interval covers 1 is a tie.
+    std::optional<Interval> copyFractionRange;
+    std::optional<Interval> speedupVsCpuRange;
+    std::optional<Interval> speedupVsCubRange;
+    bool launchBound = false;  // within 1.5x of the back end's empty-call time: launch overhead, not work
+    bool interleaved = false;  // its calls took turns with the other back ends' of the same input
 };
 
 /** Receives a sweep's context, then its rows op by op. */
@@ -76,6 +89,10 @@ public:
      * then ends with "complete": false and the reason, text and markdown with a line.
      */
     virtual void stop(const std::string &why) = 0;
+    /** A warning about the whole run ("the copy bandwidth moved by 4%"), before end(). */
+    virtual void warn(const std::string &) {}
+    /** The context as it stands after the last row (the copy measured again), before end(). */
+    virtual void closingContext(const Context &) {}
     virtual void end() = 0;
 };
 

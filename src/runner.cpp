@@ -1,9 +1,11 @@
 #include "runner.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <random>
 #include <stdexcept>
 
@@ -11,6 +13,7 @@
 
 #include <stream_compaction/device_memory.h>
 #include <stream_compaction/errors.h>
+#include <stream_compaction/measurement.h>
 
 #include "reference.hpp"
 #include "testing_helpers.hpp"
@@ -20,22 +23,11 @@ namespace Harness {
 using StreamCompaction::Backend;
 using StreamCompaction::Predicate;
 using StreamCompaction::Common::DeviceBuffer;
+namespace Common = StreamCompaction::Common;
 
 bool uses64BitApi(long long n, const RunSettings &settings) { return settings.use64BitApi || pastIntSizes(n); }
 
 namespace {
-
-Timing summarize(std::vector<double> times) {
-    Timing timing;
-    timing.reps = static_cast<int>(times.size());
-    if (times.empty()) return timing;
-    std::sort(times.begin(), times.end());
-    const std::size_t mid = times.size() / 2;
-    timing.medianMs = times.size() % 2 ? times[mid] : (times[mid - 1] + times[mid]) / 2;
-    timing.minMs = times.front();
-    timing.maxMs = times.back();
-    return timing;
-}
 
 // An Out whose bytes are all kPoisonByte.
 template <typename Out>
@@ -55,43 +47,38 @@ long long firstWritten(const Out *values, std::size_t count) {
     return -1;
 }
 
-// The input as a back end holds it, compared after every call with the caller's copy.
-// The first difference found is kept, as "call 2 of 6 changed the input: in[5] = 3, was 4".
-class InputCheck {
-public:
-    InputCheck(const std::vector<int> &input, int calls) : input_(input), calls_(calls) {}
-
-    // `readBack(first, count, into)` copies the back end's input [first, first + count).
-    // The input is read back after the first call and after the last only: a call that
-    // writes its input leaves it changed for every later call, so these two see any such
-    // call, and reading n elements back between the timed calls would cost a pass over
-    // the array each time and replace what the L2 cache holds between them.
-    template <typename ReadBack>
-    void afterCall(int call, ReadBack readBack) {
-        if (!problem_.empty() || (call != 1 && call != calls_)) return;
-        constexpr std::size_t kChunk = std::size_t{1} << 20;
-        std::vector<int> held(std::min(kChunk, input_.size()));
-        for (std::size_t first = 0; first < input_.size(); first += kChunk) {
-            const std::size_t count = std::min(kChunk, input_.size() - first);
-            readBack(first, count, held.data());
-            const long long i = TestingHelpers::firstMismatch<int>(static_cast<long long>(count), held.data(),
-                                                                   input_.data() + first);
-            if (i >= 0) {
-                const std::size_t at = first + static_cast<std::size_t>(i);
-                problem_ = fmt::format("call {} of {} changed the input: in[{}] = {}, was {}", call, calls_, at,
-                                       held[static_cast<std::size_t>(i)], input_[at]);
-                return;
-            }
-        }
-    }
-    const std::string &problem() const { return problem_; }
-
-private:
-    const std::vector<int> &input_;
-    int calls_;
-    std::string problem_;
+// The first problem a check found, with the number of the call after which it was
+// found; written out by text(calls) once the number of calls is known.
+struct Finding {
+    int call = 0;
+    std::string what;  // "changed the input: in[5] = 3, was 4"
+    std::string text(int calls) const { return what.empty() ? "" : fmt::format("call {} of {} {}", call, calls, what); }
 };
 
+// The input as a back end holds it, compared with the caller's copy after the first
+// call and after the last: a call that writes its input leaves it changed for every
+// later call, so these two see any such call, and reading n elements back between the
+// timed calls would cost a pass over the array each time and replace what the L2 cache
+// holds between them. `readBack(first, count, into)` copies the back end's input
+// [first, first + count).
+template <typename ReadBack>
+void checkInput(const std::vector<int> &input, int call, ReadBack readBack, Finding &finding) {
+    if (!finding.what.empty()) return;
+    constexpr std::size_t kChunk = std::size_t{1} << 20;
+    std::vector<int> held(std::min(kChunk, input.size()));
+    for (std::size_t first = 0; first < input.size(); first += kChunk) {
+        const std::size_t count = std::min(kChunk, input.size() - first);
+        readBack(first, count, held.data());
+        const long long i =
+            TestingHelpers::firstMismatch<int>(static_cast<long long>(count), held.data(), input.data() + first);
+        if (i >= 0) {
+            const std::size_t at = first + static_cast<std::size_t>(i);
+            finding = {call, fmt::format("changed the input: in[{}] = {}, was {}", at, held[static_cast<std::size_t>(i)],
+                                         input[at])};
+            return;
+        }
+    }
+}
 
 // What is wrong with an implementation's own timer readings, one per timed call:
 // readings of zero, below zero or not a number, or every one the same as the reading
@@ -117,140 +104,285 @@ std::string implementationTimerNote(const std::vector<double> &readings, double 
     return note;
 }
 
-// Makes settings.warmup untimed and settings.reps timed calls of `call(out, in)`, which
-// returns how many output elements it defines, with the output and the guard elements
-// after it poisoned before each: on device copies of the input for a GPU back end, on
-// host arrays for a back end that takes them (the CPU, a course submission). After every
-// call the guard must still be poison, after the first and the last the input as it was
-// (InputCheck); after the last, so must every output element past those it defines. Returns the elements the last call
-// defined; `timing` gets the timed calls' summary, from the back end's timer or, timed by
-// the implementation, its own; `run` what the checks found.
-template <typename Out, typename Call>
-std::vector<Out> timedCalls(const Backend &backend, const std::vector<int> &input, const RunSettings &settings,
-                            Call call, Timing &timing, Run &run) {
-    const bool ownTimer = StreamCompaction::timedByImplementation(backend);
-    auto elapsedMs = [&backend, ownTimer]() -> double {
-        if (ownTimer) return backend.implementationTimer();
-        return backend.onGpu ? backend.timer().getGpuElapsedTimeForPreviousOperation()
-                             : backend.timer().getCpuElapsedTimeForPreviousOperation();
-    };
-    const std::size_t n = input.size();
-    const int calls = settings.warmup + settings.reps;
-    InputCheck inputCheck(input, calls);
-    std::vector<double> times;
-    const double initial = ownTimer ? elapsedMs() : 0;  // an implementation's timer before any call
-    long long defined = 0;
-    std::vector<Out> output(n + kGuardElements);  // the last call's output and guard, read back
-    // `afterCall(number)` checks the guard and the input after call `number` (from 1).
-    auto warmUpThenTime = [&](auto poisonedCall, auto afterCall) {
-        for (int i = 0; i < settings.warmup; ++i) {
-            poisonedCall();
-            afterCall(i + 1);
-        }
-        for (int i = 0; i < settings.reps; ++i) {
-            defined = poisonedCall();
-            times.push_back(elapsedMs());
-            afterCall(settings.warmup + i + 1);
-        }
-    };
-    auto checkGuard = [&](int number, const Out *guard) {
-        const long long i = firstWritten(guard, kGuardElements);
-        if (i >= 0 && run.outsideWrite.empty()) {
-            run.outsideWrite = fmt::format("call {} of {} wrote a[{}] = {}, past the end of the output ({} elements)",
-                                           number, calls, n + static_cast<std::size_t>(i),
-                                           guard[static_cast<std::size_t>(i)], n);
-        }
-    };
-    if (!StreamCompaction::takesHostArrays(backend)) {
-        DeviceBuffer<int> dIn(n);
-        DeviceBuffer<Out> dOut(n + kGuardElements);
-        dIn.upload(input.data(), n);
-        warmUpThenTime(
-            [&] {
-                dOut.fillBytes(kPoisonByte, n + kGuardElements);
-                return call(dOut.get(), dIn.get());
-            },
-            [&](int number) {
-                std::vector<Out> guard(kGuardElements);
-                SC_CUDA_CHECK(cudaMemcpy(guard.data(), dOut.get() + n, kGuardElements * sizeof(Out),
-                                         cudaMemcpyDeviceToHost));
-                checkGuard(number, guard.data());
-                inputCheck.afterCall(number, [&](std::size_t first, std::size_t count, int *into) {
-                    SC_CUDA_CHECK(cudaMemcpy(into, dIn.get() + first, count * sizeof(int), cudaMemcpyDeviceToHost));
-                });
-            });
-        dOut.download(output.data(), output.size());
-    } else {
-        std::vector<int> held(input);  // the back end's copy: the caller's stays as it was
-        warmUpThenTime(
-            [&] {
-                std::fill(output.begin(), output.end(), poisonValue<Out>());
-                return call(output.data(), held.data());
-            },
-            [&](int number) {
-                checkGuard(number, output.data() + n);
-                inputCheck.afterCall(number, [&](std::size_t first, std::size_t count, int *into) {
-                    std::copy_n(held.begin() + static_cast<std::ptrdiff_t>(first), count, into);
-                });
-            });
-    }
-    run.inputChange = inputCheck.problem();
-    // A count outside [0, n] is reported by verify(); the output then holds what fits.
-    const auto kept = static_cast<std::size_t>(std::clamp<long long>(defined, 0, static_cast<long long>(n)));
-    const long long past = firstWritten(output.data() + kept, n - kept);
-    if (past >= 0 && run.outsideWrite.empty()) {
-        run.outsideWrite = fmt::format("a[{}] = {} was written past the {} elements the call returned",
-                                       kept + static_cast<std::size_t>(past), output[kept + static_cast<std::size_t>(past)],
-                                       kept);
-    }
-    output.resize(kept);
-    std::string note;
-    if (ownTimer) {
-        note = implementationTimerNote(times, initial);
-        std::erase_if(times, [](double ms) { return std::isnan(ms); });
-    }
-    timing = summarize(std::move(times));
-    timing.note = std::move(note);
-    return output;
+// The events and the stream hold every GPU measurement shares, made on first use.
+struct DeviceTiming {
+    Common::EventPair events;
+    Common::StreamHold hold;
+};
+
+DeviceTiming &deviceTiming() {
+    static DeviceTiming timing;
+    return timing;
 }
 
-// `wide`: through the 64-bit entry points.
-Run measure(const Backend &backend, Op op, bool wide, const std::vector<int> &input, const RunSettings &settings) {
-    const auto n = static_cast<long long>(input.size());
-    Run result;
-    const Operation &operation = describe(op);
-    if (wide && operation.callInt64Sums) {
-        result.sums64 = timedCalls<long long>(
-            backend, input, settings,
-            [&](long long *out, const int *in) {
-                operation.callInt64Sums(backend, input.size(), out, in);
-                return n;
-            },
-            result.timing, result);
-    } else {
-        result.output = timedCalls<int>(
-            backend, input, settings,
-            [&](int *out, const int *in) { return operation.call(backend, wide, n, out, in, settings.keep, result.kept); },
-            result.timing, result);
-    }
-    return result;
+using Clock = std::chrono::steady_clock;
+
+// Whether samples `times` meet the noise rule of `settings`.
+bool noiseKnown(const std::vector<double> &times, const RunSettings &settings) {
+    const Statistics s = summarize(times);
+    return s.samples >= settings.minSamples && s.meanMs * s.samples >= settings.minTimeMs &&
+           s.noise() <= settings.maxNoise;
 }
 
 }  // namespace
 
-Run run(const Backend &backend, Op op, const std::vector<int> &input, const RunSettings &settings) {
+// One cell, whatever the output type: Measurement's interface.
+struct Measurement::Cell {
+    virtual ~Cell() = default;
+    virtual void warmUp() = 0;
+    virtual bool done() const = 0;
+    virtual void sample() = 0;
+    virtual Run finish() = 0;
+};
+
+namespace {
+
+// A cell whose outputs are Outs: int, or long long for a scan's int64 sums. `call(out,
+// in, kept)` makes one call and returns what Operation::call returns.
+template <typename Out, typename Call>
+class CellOf : public Measurement::Cell {
+public:
+    CellOf(const Backend &backend, Op op, const std::vector<int> &input, const RunSettings &settings, bool wide,
+           Call call)
+        : backend_(backend),
+          operation_(describe(op)),
+          input_(input),
+          settings_(settings),
+          call_(std::move(call)),
+          n_(input.size()),
+          onDevice_(!StreamCompaction::takesHostArrays(backend)),
+          ownTimer_(StreamCompaction::timedByImplementation(backend)),
+          output_(n_ + kGuardElements) {
+        // A call waits for the device when the back end says so, or when it returns a
+        // 64-bit compaction's count to the host: the hold would then never be released.
+        synchronizes_ = onDevice_ && (backend.synchronizesHost || (wide && operation_.returnsCount));
+        hold_ = onDevice_ && settings.blockingKernel && !synchronizes_;
+        if (onDevice_) {
+            dIn_.reserve(n_);
+            dOut_.reserve(n_ + kGuardElements);
+            dKept_.reserve(1);
+            dIn_.upload(input.data(), n_);
+        } else {
+            held_ = input;  // the back end's copy: the caller's stays as it was
+        }
+        if (ownTimer_) initialReading_ = backend.implementationTimer();
+    }
+
+    void warmUp() override {
+        for (int i = 0; i < settings_.warmup; ++i) callOnce(false);
+        started_ = Clock::now();
+    }
+
+    bool done() const override {
+        if (settings_.reps > 0) {
+            return static_cast<int>(times_.size()) >= settings_.reps || droppedSamples_ >= settings_.reps;
+        }
+        return noiseKnown(times_, settings_) || wallMs() >= settings_.maxTimeMs;
+    }
+
+    void sample() override { callOnce(true); }
+
+    Run finish() override {
+        Run run;
+        if (onDevice_) {
+            dOut_.download(output_.data(), output_.size());
+            checkInput(input_, calls_, [&](std::size_t first, std::size_t count, int *into) {
+                SC_CUDA_CHECK(cudaMemcpy(into, dIn_.get() + first, count * sizeof(int), cudaMemcpyDeviceToHost));
+            }, inputChange_);
+        } else {
+            checkInput(input_, calls_, [&](std::size_t first, std::size_t count, int *into) {
+                std::copy_n(held_.begin() + static_cast<std::ptrdiff_t>(first), count, into);
+            }, inputChange_);
+        }
+        run.inputChange = inputChange_.text(calls_);
+        run.outsideWrite = guardWrite_.text(calls_);
+        run.kept = operation_.returnsCount ? kept_ : static_cast<long long>(n_);
+        // A count outside [0, n] is reported by verify(); the output then holds what fits.
+        const long long defined = operation_.keptOnly ? kept_ : static_cast<long long>(n_);
+        const auto kept = static_cast<std::size_t>(std::clamp<long long>(defined, 0, static_cast<long long>(n_)));
+        const long long past = firstWritten(output_.data() + kept, n_ - kept);
+        if (past >= 0 && run.outsideWrite.empty()) {
+            const std::size_t at = kept + static_cast<std::size_t>(past);
+            run.outsideWrite = fmt::format("a[{}] = {} was written past the {} elements the call returned", at,
+                                           output_[at], kept);
+        }
+        output_.resize(kept);
+        std::vector<double> times = times_;
+        if (ownTimer_) {
+            run.timing.note = implementationTimerNote(times, initialReading_);
+            std::erase_if(times, [](double ms) { return std::isnan(ms); });
+        }
+        static_cast<Statistics &>(run.timing) = summarize(std::move(times));
+        run.timing.cold = onDevice_ && settings_.cold;
+        run.timing.held = hold_;
+        run.timing.synchronizes = synchronizes_;
+        run.timing.outOfTime = settings_.reps == 0 && !noiseKnown(times_, settings_);
+        if constexpr (std::is_same_v<Out, long long>) {
+            run.sums64 = std::move(output_);
+        } else {
+            run.output = std::move(output_);
+        }
+        return run;
+    }
+
+private:
+    double wallMs() const { return std::chrono::duration<double, std::milli>(Clock::now() - started_).count(); }
+
+    // One call, timed when `timed`, with the poisoning before it and the checks after it.
+    void callOnce(bool timed) {
+        ++calls_;
+        if (onDevice_) {
+            dOut_.fillBytes(kPoisonByte, n_ + kGuardElements);
+            const long long returned = timed ? timedDeviceCall() : call_(dOut_.get(), dIn_.get(), dKept_.get());
+            std::vector<Out> guard(kGuardElements);
+            SC_CUDA_CHECK(
+                cudaMemcpy(guard.data(), dOut_.get() + n_, kGuardElements * sizeof(Out), cudaMemcpyDeviceToHost));
+            checkGuard(guard.data());
+            if (operation_.returnsCount) {
+                kept_ = returned >= 0 ? returned : n_ == 0 ? 0 : Common::downloadValue(dKept_.get());
+            }
+            if (calls_ == 1) {
+                checkInput(input_, calls_, [&](std::size_t first, std::size_t count, int *into) {
+                    SC_CUDA_CHECK(cudaMemcpy(into, dIn_.get() + first, count * sizeof(int), cudaMemcpyDeviceToHost));
+                }, inputChange_);
+            }
+        } else {
+            std::fill(output_.begin(), output_.end(), poisonValue<Out>());
+            int kept = 0;
+            const long long returned = call_(output_.data(), held_.data(), &kept);
+            if (timed) times_.push_back(hostReading());
+            checkGuard(output_.data() + n_);
+            if (operation_.returnsCount) kept_ = returned >= 0 ? returned : n_ == 0 ? 0 : kept;
+            if (calls_ == 1) {
+                checkInput(input_, calls_, [&](std::size_t first, std::size_t count, int *into) {
+                    std::copy_n(held_.begin() + static_cast<std::ptrdiff_t>(first), count, into);
+                }, inputChange_);
+            }
+        }
+    }
+
+    // A GPU call between the events, after the flush, with the stream held while it is
+    // enqueued. A call that waited for the held stream (the hold timed out) loses its
+    // sample, and the later ones go without the hold.
+    long long timedDeviceCall() {
+        DeviceTiming &timing = deviceTiming();
+        if (settings_.cold) Common::flushL2();
+        const bool held = hold_;
+        if (held) timing.hold.hold();
+        long long returned = 0;
+        try {
+            timing.events.start();
+            returned = call_(dOut_.get(), dIn_.get(), dKept_.get());
+            timing.events.stop();
+        } catch (...) {
+            if (held) timing.hold.release();
+            throw;
+        }
+        const bool released = !held || timing.hold.release();
+        const double ms = timing.events.elapsedMs();
+        if (released) {
+            times_.push_back(ms);
+        } else {
+            hold_ = false;
+            synchronizes_ = true;
+            ++droppedSamples_;
+        }
+        return returned;
+    }
+
+    // The reading of the back end's own timer for the call just made: the CPU's, or, timed
+    // by the implementation, the submission's.
+    double hostReading() const {
+        if (ownTimer_) return backend_.implementationTimer();
+        return backend_.timer().getCpuElapsedTimeForPreviousOperation();
+    }
+
+    void checkGuard(const Out *guard) {
+        const long long i = firstWritten(guard, kGuardElements);
+        if (i >= 0 && guardWrite_.what.empty()) {
+            guardWrite_ = {calls_, fmt::format("wrote a[{}] = {}, past the end of the output ({} elements)",
+                                               n_ + static_cast<std::size_t>(i), guard[static_cast<std::size_t>(i)], n_)};
+        }
+    }
+
+    const Backend &backend_;
+    const Operation &operation_;
+    const std::vector<int> &input_;
+    const RunSettings settings_;
+    Call call_;
+    std::size_t n_;
+    bool onDevice_;
+    bool ownTimer_;
+    bool synchronizes_ = false;
+    bool hold_ = false;
+    DeviceBuffer<int> dIn_;
+    DeviceBuffer<Out> dOut_;
+    DeviceBuffer<int> dKept_;
+    std::vector<int> held_;
+    std::vector<Out> output_;  // the last call's output and guard, read back
+    std::vector<double> times_;
+    double initialReading_ = 0;  // an implementation's timer before any call
+    int calls_ = 0;
+    int droppedSamples_ = 0;
+    long long kept_ = 0;
+    Clock::time_point started_ = Clock::now();
+    Finding guardWrite_;
+    Finding inputChange_;
+};
+
+template <typename Out, typename Call>
+std::unique_ptr<Measurement::Cell> makeCell(const Backend &backend, Op op, const std::vector<int> &input,
+                                            const RunSettings &settings, bool wide, Call call) {
+    return std::make_unique<CellOf<Out, Call>>(backend, op, input, settings, wide, std::move(call));
+}
+
+}  // namespace
+
+Measurement::Measurement(const Backend &backend, Op op, const std::vector<int> &input, const RunSettings &settings) {
     const bool wide = uses64BitApi(static_cast<long long>(input.size()), settings);
     if (!(wide ? offers64(backend, op) : offers(backend, op))) {
         throw std::invalid_argument(fmt::format("{} offers no {}{}", backend.name, wide ? "64-bit " : "", opName(op)));
     }
+    const Operation &operation = describe(op);
+    const auto n = static_cast<long long>(input.size());
+    const Predicate keep = settings.keep;
+    if (wide && operation.callInt64Sums) {
+        cell_ = makeCell<long long>(backend, op, input, settings, wide,
+                                    [&backend, &operation, n](long long *out, const int *in, int *) {
+                                        operation.callInt64Sums(backend, static_cast<std::size_t>(n), out, in);
+                                        return n;
+                                    });
+    } else {
+        cell_ = makeCell<int>(backend, op, input, settings, wide,
+                              [&backend, &operation, wide, n, keep](int *out, const int *in, int *kept) {
+                                  return operation.call(backend, wide, n, out, in, keep, kept);
+                              });
+    }
+}
+
+Measurement::~Measurement() = default;
+
+void Measurement::warmUp() { cell_->warmUp(); }
+bool Measurement::done() const { return cell_->done(); }
+void Measurement::sample() { cell_->sample(); }
+Run Measurement::finish() { return cell_->finish(); }
+
+Run run(const Backend &backend, Op op, const std::vector<int> &input, const RunSettings &settings) {
+    std::optional<Run> result;
     try {
-        return measure(backend, op, wide, input, settings);
+        Measurement measurement(backend, op, input, settings);
+        measurement.warmUp();
+        while (!measurement.done()) measurement.sample();
+        result = measurement.finish();
+    } catch (const std::invalid_argument &) {
+        throw;  // nothing ran
     } catch (...) {
         // The buffers are freed by now; clear the error (a sticky one marks the device
         // lost) and let the timers start again, then report the error.
         StreamCompaction::Common::afterError();
         throw;
     }
+    return std::move(*result);
 }
 
 namespace {

@@ -3,29 +3,43 @@
 // calls the library; it never launches a kernel itself.
 
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include <stream_compaction/backends.h>
 
 #include "operations.h"
+#include "statistics.h"
 
 namespace Harness {
 
-struct Timing {
-    double medianMs = 0;
-    double minMs = 0;
-    double maxMs = 0;
-    int reps = 0;
+/** How a cell's calls were timed, and what its samples came to (Statistics). */
+struct Timing : Statistics {
     // For a back end timed by the implementation: what was wrong with its timer's
     // readings ("the timer read 0 ms on 5 of 5 calls"), or "". Readings that are not
-    // numbers are left out of the figures above.
+    // numbers are left out of the figures.
     std::string note = {};
+    bool cold = false;           // the L2 cache was flushed before every timed call
+    bool held = false;           // every timed call ran with the stream held: no host launch time in it
+    bool synchronizes = false;   // a GPU call that waits for the device: a host synchronisation is in it
+    bool outOfTime = false;      // sampling stopped at maxTimeMs before the noise was known
 };
 
+/**
+ * How a cell is measured. With `reps` > 0, exactly that many timed calls; with 0, at
+ * least minSamples calls and minTimeMs of timed work, then until the relative noise
+ * (standard deviation / mean) is at most maxNoise, or maxTimeMs of wall time has passed.
+ */
 struct RunSettings {
     int warmup = 1;  // untimed calls first, so start-up and allocation stay out of the figures
-    int reps = 5;    // timed calls; the median is reported
+    int reps = 5;
+    int minSamples = 10;
+    double minTimeMs = 50;
+    double maxNoise = 0.005;
+    double maxTimeMs = 2000;
+    bool cold = true;            // GPU: flush the L2 cache before every timed call
+    bool blockingKernel = true;  // GPU: hold the stream while a call is enqueued
     StreamCompaction::Predicate keep = StreamCompaction::Predicate::nonZero();
     bool use64BitApi = false;  // a test hook: the 64-bit entry points at any n, not only past 2^31 - 1
 };
@@ -57,17 +71,50 @@ struct Run : Result {
 constexpr std::size_t kGuardElements = 4096;
 
 /**
- * Runs `op` on a GPU back end with the input on the device, or with host arrays on a back
- * end that takes them (StreamCompaction::takesHostArrays: the CPU, a course submission,
- * whose own timer gives the times), through the 64-bit entry points when uses64BitApi().
+ * One cell's measurement, call by call, so that a sweep can take turns between cells
+ * (interleaving): warmUp(), then sample() until done(), then finish().
+ *
+ * A GPU back end runs with the input on the device, a back end that takes host arrays
+ * (StreamCompaction::takesHostArrays: the CPU, a course submission, whose own timer
+ * gives the times) on host arrays, through the 64-bit entry points when uses64BitApi().
+ * A GPU call is timed by CUDA events on the default stream around it, after an L2 flush
+ * when settings.cold, with the stream held by a blocking kernel while it is enqueued
+ * when settings.blockingKernel and the call does not wait for the device (Backend::
+ * synchronizesHost; a 64-bit compaction's count; a call found waiting, whose sample is
+ * dropped and whose later samples go without the hold). A compaction's count is read
+ * after the stop event.
  * The output and kGuardElements after it are poisoned before every call, so that
  * elements a call fails to write show up in the comparison; after every call the guard
  * must still be poison, after the first and the last the input unchanged, and after the
  * last, every output element past those the call defines must be poison too
  * (Run::outsideWrite, Run::inputChange).
  * Throws std::invalid_argument when the back end does not offer that entry point, and
- * CudaError when CUDA fails, after Common::afterError() has cleared the error (or marked
- * the device lost, after a sticky one).
+ * CudaError when CUDA fails; after an error, call Common::afterError() once the
+ * measurement is destroyed.
+ */
+class Measurement {
+public:
+    Measurement(const StreamCompaction::Backend &backend, Op op, const std::vector<int> &input,
+                const RunSettings &settings);
+    ~Measurement();
+    Measurement(const Measurement &) = delete;
+    Measurement &operator=(const Measurement &) = delete;
+
+    void warmUp();
+    bool done() const;
+    void sample();
+    Run finish();
+
+    struct Cell;
+
+private:
+    std::unique_ptr<Cell> cell_;
+};
+
+/**
+ * A whole measurement of one cell (Measurement). Throws as Measurement does, after
+ * Common::afterError() has cleared the error (or marked the device lost, after a sticky
+ * one).
  */
 Run run(const StreamCompaction::Backend &backend, Op op, const std::vector<int> &input,
         const RunSettings &settings);

@@ -17,6 +17,7 @@
 #include <stream_compaction/device_memory.h>
 #include <stream_compaction/errors.h>
 #include <stream_compaction/launch.h>
+#include <stream_compaction/measurement.h>
 
 #include "device_info.h"
 #include "platform.h"
@@ -46,12 +47,26 @@ std::string memoryShortfall(long long largestSize, std::size_t freeBytes) {
 
 double trafficBytes(Op op, long long n, long long kept) { return describe(op).trafficBytes(n, kept); }
 
-void addFigures(Row &row, long long kept, std::optional<double> cpuMs, std::optional<double> cubMs, double copyGBs) {
-    const double ms = row.timing.medianMs;
+void addFigures(Row &row, long long kept, const std::optional<Statistics> &cpu,
+                const std::optional<Statistics> &reference, const CopyCeiling &copy) {
+    const Statistics &t = row.timing;
+    const double ms = t.medianMs;
     row.bandwidthGBs = trafficBytes(row.op, row.size, kept) / (ms * 1e6);
-    if (copyGBs > 0) row.copyFraction = *row.bandwidthGBs / copyGBs;
-    if (cpuMs) row.speedupVsCpu = *cpuMs / ms;
-    if (cubMs) row.speedupVsCub = *cubMs / ms;
+    if (copy.GBs > 0) {
+        row.copyFraction = *row.bandwidthGBs / copy.GBs;
+        // bandwidth / copy bandwidth = (copy's time / this time) x a constant: the width
+        // of that ratio, scaled to the fraction.
+        Interval range = ratioInterval(1, copy.noise, copy.samples, 1, t.noise(), t.samples);
+        row.copyFractionRange = Interval{*row.copyFraction, range.low * *row.copyFraction, range.high * *row.copyFraction};
+    }
+    if (cpu) {
+        row.speedupVsCpuRange = ratioInterval(*cpu, t);
+        row.speedupVsCpu = row.speedupVsCpuRange->value;
+    }
+    if (reference) {
+        row.speedupVsCubRange = ratioInterval(*reference, t);
+        row.speedupVsCub = row.speedupVsCubRange->value;
+    }
 }
 
 std::string cellSkipReason(const Backend &backend, Op op, long long n) {
@@ -63,10 +78,13 @@ std::string cellSkipReason(const Backend &backend, Op op, long long n) {
 
 namespace {
 
-// The copy ceiling is measured on at least 2^24 ints (past the L2 cache) and at most 2^28.
-constexpr long long kCopyMinInts = 1LL << 24;
-constexpr long long kCopyMaxInts = 1LL << 28;
+// The copy ceiling is measured on 2^28 ints, or on as many as half the free GPU memory
+// holds, whatever the sweep's sizes, so that "% of copy" means the same in every run.
+constexpr long long kCopyInts = 1LL << 28;
 constexpr int kCopyReps = 15;
+// A copy ceiling that moved by more than this between the start and the end of a sweep
+// is a warning in the report.
+constexpr double kCopyDrift = 0.03;
 
 std::string hostCpuModel() {
     std::ifstream cpuinfo("/proc/cpuinfo");
@@ -92,7 +110,39 @@ void stampRun(Context &context) {
     context.runId = fmt::format("{}-{:04x}", compact, std::random_device{}() & 0xFFFF);
 }
 
-Context sweepContext(const Options &options, long long largestSize) {
+CopyCeiling measureCopyCeiling(std::size_t bytes) {
+    const Statistics copy = measureCopy(bytes, kCopyReps);
+    return {2.0 * double(bytes) / (copy.medianMs * 1e6), copy.noise(), copy.samples};
+}
+
+// Each chosen GPU back end's empty call (n = 0) per op, measured as every cell is: the
+// floor below which a cell's time is launch overhead rather than work.
+Floors measureFloors(const Options &options, const RunSettings &base) {
+    Floors floors;
+    RunSettings settings = base;
+    settings.reps = 20;
+    for (Op op : options.ops) {
+        for (const Backend *backend : offering(options.backends, op)) {
+            if (!backend->onGpu || StreamCompaction::timedByImplementation(*backend)) continue;
+            try {
+                floors[{backend->name, op}] = run(*backend, op, {}, settings).timing.medianMs;
+            } catch (const std::exception &) {
+                // a back end that cannot run an empty call gets no floor; its cells say why
+            }
+        }
+    }
+    return floors;
+}
+
+std::string floorsText(const Floors &floors) {
+    std::string text;
+    for (const auto &[key, ms] : floors) {
+        text += fmt::format("{}{} {} {:.4f} ms", text.empty() ? "" : ", ", key.first, opName(key.second), ms);
+    }
+    return text;
+}
+
+Context sweepContext(const Options &options, Floors &floors, CopyCeiling &copy) {
     Context context;
     stampRun(context);
     context.commandLine = options.commandLine;
@@ -104,12 +154,21 @@ Context sweepContext(const Options &options, long long largestSize) {
     context.reps = options.reps;
     context.warmup = options.warmup;
     context.keep = options.keep.name();
+    context.mode = options.hot ? "hot" : "cold";
+    context.sampling = samplingText(options);
     if (Common::deviceAvailable()) {
         context.gpu = deviceInfo();
-        context.copyBytes = sizeof(int) * static_cast<std::size_t>(std::clamp(largestSize, kCopyMinInts, kCopyMaxInts));
+        Common::releaseWorkspaces();
+        const std::size_t fits = Common::freeDeviceMemory() / 2 / 2 / sizeof(int);  // two buffers in half of it
+        context.copyBytes = sizeof(int) * std::min<std::size_t>(kCopyInts, fits);
         context.copyReps = kCopyReps;
-        const double ms = measureCopyMs(context.copyBytes, kCopyReps);
-        context.copyBandwidthGBs = 2.0 * double(context.copyBytes) / (ms * 1e6);
+        copy = measureCopyCeiling(context.copyBytes);
+        context.copyBandwidthGBs = copy.GBs;
+        context.copyNoise = copy.noise;
+        context.l2Flush = fmt::format("cudaMemsetAsync of {} MiB, twice the L2 cache, before every timed GPU call{}",
+                                      Common::l2FlushBytes() >> 20, options.hot ? " (off: --hot)" : "");
+        floors = measureFloors(options, runSettings(options));
+        context.launchFloors = floorsText(floors);
     }
     return context;
 }
@@ -132,6 +191,10 @@ constexpr const char *kFixedBlockSize = "fixed block size: measured once, for ev
 
 // The note on every figure of a back end timed by the implementation (a submission's).
 constexpr const char *kTimedByImplementation = "timed by the implementation";
+
+// The note on a GPU figure whose calls wait for the device (Backend::synchronizesHost, a
+// 64-bit compaction's count, or a call found waiting): timed without the stream held.
+constexpr const char *kHostSynchronisation = "includes a host synchronisation";
 
 // "a; b", leaving out empty parts.
 std::string joinNotes(const std::string &a, const std::string &b) {
@@ -234,15 +297,13 @@ private:
 
 class Sweep {
 public:
-    Sweep(const Options &options, std::vector<Reporter *> reporters, double copyBandwidthGBs)
+    Sweep(const Options &options, std::vector<Reporter *> reporters, const CopyCeiling &copy, Floors floors)
         : options_(options),
           reporters_(std::move(reporters)),
-          copyGBs_(copyBandwidthGBs),
-          progress_(cellCount(), !options.quiet && stderrIsTerminal()) {
-        settings_.warmup = options.warmup;
-        settings_.reps = options.reps;
-        settings_.keep = options.keep;
-    }
+          copy_(copy),
+          floors_(std::move(floors)),
+          settings_(runSettings(options)),
+          progress_(cellCount(), !options.quiet && stderrIsTerminal()) {}
 
     // Returns how many cells passed, failed and were skipped. Stops early, between cells,
     // on SIGINT or SIGTERM.
@@ -285,11 +346,11 @@ private:
         const Expected &want;
     };
 
-    // The medians that a row is compared with, when they were measured: the CPU's and the
+    // The figures that a row is compared with, when they were measured: the CPU's and the
     // reference back end's (Backend::reference).
     struct Baselines {
-        std::optional<double> cpuMs;
-        std::optional<double> referenceMs;
+        std::optional<Statistics> cpu;
+        std::optional<Statistics> reference;
     };
 
     // The input of `size` and its SIZE - 3 companion (the input's first elements). A size
@@ -324,39 +385,148 @@ private:
         return false;
     }
 
+    // One cell of a case: a back end, and its block size where it takes one.
+    struct Planned {
+        const Backend *backend;
+        std::optional<int> block;
+    };
+
     // The CPU first, once; then the GPU back ends with fixed tile shapes, once, the
-    // reference first; then those that run at the block size, at every block size.
+    // reference first; then those that run at the block size, at every block size. The
+    // cells take turns call by call (interleaved) when --interleave and the GPU cells'
+    // buffers fit in GPU memory together; else each runs alone. Rows are reported in the
+    // plan's order once every cell of the input is done, with the speed-ups over the
+    // CPU's and the reference's medians of the same input.
     void runCase(const Case &c, const std::vector<const Backend *> &backends, const std::string &label) {
-        Baselines baselines;
-        const auto runOnce = [&](const Backend &backend) {
-            progress_.show(++done_, fmt::format("{} {}", backend.name, label));
-            const Row row = measure(backend, c, std::nullopt, baselines);
-            if (row.status == Row::Status::Passed) {
-                if (!backend.onGpu && !StreamCompaction::timedByImplementation(backend)) {
-                    baselines.cpuMs = row.timing.medianMs;  // the project's CPU, not a submission's
-                }
-                if (backend.reference) baselines.referenceMs = row.timing.medianMs;
-            }
-            report(row);
-        };
+        std::vector<Planned> plan;
         for (const Backend *backend : backends) {
-            if (!backend->onGpu && !stopSignal) runOnce(*backend);
+            if (!backend->onGpu) plan.push_back({backend, std::nullopt});
         }
         for (const Backend *backend : backends) {
-            if (backend->onGpu && !backend->honoursBlockSize && !stopSignal) runOnce(*backend);
+            if (backend->onGpu && !backend->honoursBlockSize) plan.push_back({backend, std::nullopt});
         }
         for (int block : options_.blockSizes) {
-            Common::setBlockSize(block);
             for (const Backend *backend : backends) {
-                if (!backend->onGpu || !backend->honoursBlockSize || stopSignal) continue;
-                progress_.show(++done_, fmt::format("{} {}, block {}", backend->name, label, block));
-                report(measure(*backend, c, block, baselines));
+                if (backend->onGpu && backend->honoursBlockSize) plan.push_back({backend, block});
             }
+        }
+        std::vector<Row> rows;
+        std::vector<std::unique_ptr<Measurement>> cells(plan.size());
+        for (const Planned &p : plan) rows.push_back(startRow(*p.backend, c, p.block));
+        const bool together = interleaves(c, plan, rows);
+        if (together) Common::releaseWorkspaces();  // the previous input's cached device memory
+        const auto cellLabel = [&](std::size_t i) {
+            return fmt::format("{} {}{}", plan[i].backend->name, label,
+                               plan[i].block ? fmt::format(", block {}", *plan[i].block) : std::string());
+        };
+        // `step(i)` for cell i at its block size; an exception fails or skips the cell
+        // alone (a sticky CUDA error then skips every later GPU cell, through
+        // cellSkipReason).
+        const auto attempt = [&](std::size_t i, auto step) {
+            if (plan[i].block) Common::setBlockSize(*plan[i].block);
+            try {
+                step();
+                return true;
+            } catch (const StreamCompaction::CudaError &e) {
+                endCell(rows[i], cells[i], Row::Status::Failed, e.what());
+            } catch (const StreamCompaction::Unsupported &e) {
+                endCell(rows[i], cells[i], Row::Status::Skipped, e.what());  // nothing ran: "needs 98 KiB ..."
+            } catch (const StreamCompaction::ImplementationError &e) {
+                endCell(rows[i], cells[i], Row::Status::Failed, e.what());  // a submission's exception
+            }
+            return false;
+        };
+        const auto start = [&](std::size_t i) {
+            if (rows[i].status != Row::Status::Passed || stopSignal) return false;
+            if (!cellSkipReason(*plan[i].backend, c.op, rows[i].size).empty()) {
+                rows[i].status = Row::Status::Skipped;
+                rows[i].note = cellSkipReason(*plan[i].backend, c.op, rows[i].size);
+                return false;
+            }
+            return attempt(i, [&] {
+                cells[i] = std::make_unique<Measurement>(*plan[i].backend, c.op, c.input, settings_);
+                cells[i]->warmUp();
+            });
+        };
+        const auto finish = [&](std::size_t i) {
+            attempt(i, [&] {
+                const Run result = cells[i]->finish();
+                cells[i].reset();
+                completeRow(rows[i], *plan[i].backend, c, result, together);
+            });
+        };
+        if (together) {
+            for (std::size_t i = 0; i < plan.size(); ++i) {
+                progress_.show(done_ + static_cast<long long>(i), "warming up " + cellLabel(i));
+                start(i);
+            }
+            progress_.show(done_, fmt::format("{}: {} cells taking turns", label, plan.size()));
+            for (bool more = true; more && !stopSignal;) {
+                more = false;
+                for (std::size_t i = 0; i < plan.size(); ++i) {
+                    if (!cells[i] || cells[i]->done()) continue;
+                    more = attempt(i, [&] { cells[i]->sample(); }) || more;
+                }
+            }
+            for (std::size_t i = 0; i < plan.size(); ++i) {
+                if (cells[i]) finish(i);
+            }
+        } else {
+            for (std::size_t i = 0; i < plan.size(); ++i) {
+                progress_.show(done_ + static_cast<long long>(i), cellLabel(i));
+                if (plan[i].backend->onGpu) Common::releaseWorkspaces();  // the previous cell's cached device memory
+                if (plan[i].backend->onGpu && rows[i].status == Row::Status::Passed) {
+                    rows[i].note = shortfall(cellDeviceBytes(rows[i].size), Common::freeDeviceMemory(), "GPU");
+                    if (!rows[i].note.empty()) rows[i].status = Row::Status::Skipped;
+                }
+                if (!start(i)) continue;
+                while (!stopSignal && !cells[i]->done()) {
+                    if (!attempt(i, [&] { cells[i]->sample(); })) break;
+                }
+                if (cells[i]) finish(i);
+            }
+        }
+        done_ += static_cast<long long>(plan.size());
+        Baselines baselines;
+        for (std::size_t i = 0; i < plan.size(); ++i) {
+            if (rows[i].status != Row::Status::Passed) continue;
+            if (!plan[i].backend->onGpu && !StreamCompaction::timedByImplementation(*plan[i].backend)) {
+                baselines.cpu = rows[i].timing;  // the project's CPU, not a submission's
+            }
+            if (plan[i].backend->reference) baselines.reference = rows[i].timing;
+        }
+        for (std::size_t i = 0; i < plan.size(); ++i) {
+            if (stopSignal && rows[i].status == Row::Status::Passed && rows[i].timing.samples == 0) continue;
+            if (rows[i].status == Row::Status::Passed && rows[i].timing.medianMs > 0) {
+                // No row is compared with itself: the CPU's and the reference's own rows
+                // have no speed-up over themselves.
+                const bool isCpu = !plan[i].backend->onGpu && !StreamCompaction::timedByImplementation(*plan[i].backend);
+                addFigures(rows[i], c.want.kept, isCpu ? std::nullopt : baselines.cpu,
+                           plan[i].backend->reference ? std::nullopt : baselines.reference, copy_);
+            }
+            report(rows[i]);
         }
     }
 
-    // Runs and checks one cell; a CUDA error fails the cell and the sweep goes on.
-    Row measure(const Backend &backend, const Case &c, std::optional<int> block, const Baselines &baselines) const {
+    // Whether the cells of an input take turns: asked for, more than one cell, and every
+    // GPU cell's buffers (cellDeviceBytes) fit in free GPU memory at once.
+    bool interleaves(const Case &c, const std::vector<Planned> &plan, const std::vector<Row> &rows) const {
+        if (!options_.interleave) return false;
+        std::size_t gpuCells = 0, runnable = 0;
+        for (std::size_t i = 0; i < plan.size(); ++i) {
+            if (rows[i].status != Row::Status::Passed) continue;
+            ++runnable;
+            if (plan[i].backend->onGpu) ++gpuCells;
+        }
+        if (runnable < 2) return false;
+        if (gpuCells == 0) return true;
+        Common::releaseWorkspaces();
+        return gpuCells * cellDeviceBytes(static_cast<long long>(c.input.size())) <= Common::freeDeviceMemory();
+    }
+
+    // A row for a cell, Passed until a check says otherwise: skipped for the back end's
+    // own reason (cellSkipReason) or the course compaction's predicate.
+    Row startRow(const Backend &backend, const Case &c, std::optional<int> block) const {
         Row row;
         row.op = c.op;
         row.backend = backend.name;
@@ -368,49 +538,45 @@ private:
             settings_.keep.kind != StreamCompaction::Predicate::Kind::NonZero) {
             row.note = "the course's compaction keeps the non-zero elements only";
         }
-        if (!row.note.empty()) {
-            row.status = Row::Status::Skipped;
-            return row;
-        }
-        if (backend.onGpu) {
-            Common::releaseWorkspaces();  // the previous cell's cached device memory
-            row.note = shortfall(cellDeviceBytes(row.size), Common::freeDeviceMemory(), "GPU");
-            if (!row.note.empty()) {
-                row.status = Row::Status::Skipped;
-                return row;
-            }
-        }
-        try {
-            const Run result = Harness::run(backend, c.op, c.input, settings_);
-            const Verdict verdict = verify(c.op, result, c.want);
-            row.timing = result.timing;
-            row.status = verdict.passed() ? Row::Status::Passed : Row::Status::Failed;
-            row.note = verdict.detail;
-            if (c.op == Op::Compact || c.op == Op::Partition) row.kept = result.kept;
-        } catch (const StreamCompaction::CudaError &e) {
-            // The sweep goes on; after a sticky error every later GPU cell is skipped with
-            // the reason Common::deviceLost() gives.
-            row.status = Row::Status::Failed;
-            row.note = e.what();
-        } catch (const StreamCompaction::Unsupported &e) {
-            row.status = Row::Status::Skipped;  // nothing ran: "needs 98 KiB of shared memory ..."
-            row.note = e.what();
-        } catch (const StreamCompaction::ImplementationError &e) {
-            row.status = Row::Status::Failed;  // a submission's exception fails its cell only
-            row.note = e.what();
-        }
-        if (row.status == Row::Status::Passed && row.timing.medianMs > 0) {
-            addFigures(row, c.want.kept, baselines.cpuMs, baselines.referenceMs, copyGBs_);
-        }
+        if (!row.note.empty()) row.status = Row::Status::Skipped;
+        return row;
+    }
+
+    // A cell that an exception ended: its measurement is dropped, then the error cleared
+    // (Common::afterError, which marks the device lost after a sticky one).
+    static void endCell(Row &row, std::unique_ptr<Measurement> &cell, Row::Status status, const std::string &why) {
+        cell.reset();
+        Common::afterError();
+        row.status = status;
+        row.note = why;
+    }
+
+    // A finished cell's verdict, timing and notes.
+    void completeRow(Row &row, const Backend &backend, const Case &c, const Run &result, bool together) const {
+        const Verdict verdict = verify(c.op, result, c.want);
+        row.timing = result.timing;
+        row.status = verdict.passed() ? Row::Status::Passed : Row::Status::Failed;
+        row.note = verdict.detail;
+        row.interleaved = together;
+        if (c.op == Op::Compact || c.op == Op::Partition) row.kept = result.kept;
+        if (row.status != Row::Status::Passed) return;
         const bool ownTimer = StreamCompaction::timedByImplementation(backend);
-        if (row.status == Row::Status::Passed && backend.onGpu && !backend.honoursBlockSize &&
-            options_.blockSizes.size() > 1) {
+        if (backend.onGpu && !backend.honoursBlockSize && options_.blockSizes.size() > 1) {
             row.note = ownTimer ? kFixedBlockSize : kFixedTileShape;
         }
-        if (row.status == Row::Status::Passed && ownTimer) {
-            row.note = joinNotes(joinNotes(kTimedByImplementation, row.timing.note), row.note);
+        if (ownTimer) row.note = joinNotes(joinNotes(kTimedByImplementation, row.timing.note), row.note);
+        if (backend.onGpu && !ownTimer && row.timing.synchronizes) {
+            row.note = joinNotes(kHostSynchronisation, row.note);
         }
-        return row;
+        if (row.timing.outOfTime) {
+            row.note = joinNotes(row.note, fmt::format("--max-time reached: noise {:.1f}% after {} calls",
+                                                       100 * row.timing.noise(), row.timing.samples));
+        }
+        const auto floor = floors_.find({backend.name, c.op});
+        if (floor != floors_.end() && row.timing.medianMs < 1.5 * floor->second) {
+            row.launchBound = true;
+            row.note = joinNotes(row.note, "launch-bound: within 1.5x of its empty call");
+        }
     }
 
     // Every cell of one input reported skipped: for the back end's own reason
@@ -443,7 +609,8 @@ private:
 
     const Options &options_;
     std::vector<Reporter *> reporters_;
-    double copyGBs_;
+    CopyCeiling copy_;
+    Floors floors_;
     RunSettings settings_;
     Progress progress_;
     long long done_ = 0;
@@ -514,7 +681,6 @@ void endAfterError(const std::vector<Reporter *> &open, const std::string &why) 
 }  // namespace
 
 int runSweep(const Options &options) {
-    const long long largestSize = *std::max_element(options.sizes.begin(), options.sizes.end());
     std::vector<Destination> files;
     std::string problem = checkMemory(options);
     if (problem.empty()) problem = openOutputs(options, files);
@@ -534,7 +700,9 @@ int runSweep(const Options &options) {
     for (const auto &reporter : owned) reporters.push_back(reporter.get());
 
     const StopSignals stopSignals;
-    const Context context = sweepContext(options, largestSize);
+    Floors floors;
+    CopyCeiling copy;
+    Context context = sweepContext(options, floors, copy);
     std::vector<Reporter *> open;  // begun and not yet ended
     Tally tally;
     try {
@@ -542,8 +710,25 @@ int runSweep(const Options &options) {
             reporter->begin(context);
             open.push_back(reporter);
         }
-        tally = Sweep(options, reporters, context.copyBandwidthGBs).run();
+        tally = Sweep(options, reporters, copy, std::move(floors)).run();
         const std::string stoppedBy = stopSignal == 0 ? "" : stopSignal == SIGINT ? "SIGINT" : "SIGTERM";
+        if (context.gpu && stoppedBy.empty()) {
+            // The ceiling again: a GPU whose copy bandwidth moved during the sweep (clocks,
+            // heat, another process) makes the figures of its start and end disagree.
+            Common::releaseWorkspaces();
+            const CopyCeiling end = measureCopyCeiling(context.copyBytes);
+            const double drift = end.GBs / copy.GBs - 1;
+            if (std::abs(drift) > kCopyDrift) {
+                const std::string warning = fmt::format(
+                    "the copy bandwidth moved by {:+.1f}% during the sweep ({:.0f} GB/s at the start, {:.0f} GB/s at "
+                    "the end): compare its first and last figures with care",
+                    100 * drift, copy.GBs, end.GBs);
+                for (Reporter *reporter : open) reporter->warn(warning);
+                fmt::print(stderr, "cis565_stream_compaction: warning: {}\n", warning);
+            }
+            context.copyBandwidthEndGBs = end.GBs;
+            for (Reporter *reporter : open) reporter->closingContext(context);
+        }
         while (!open.empty()) {
             Reporter *reporter = open.front();
             open.erase(open.begin());

@@ -4,8 +4,10 @@
 // each cell finishes.
 
 #include <cstddef>
+#include <map>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "cli.h"
 
@@ -30,13 +32,25 @@ std::string memoryShortfall(long long largestSize, std::size_t freeBytes);
  */
 double trafficBytes(Op op, long long n, long long kept);
 
+/** The measured copy bandwidth a sweep compares with: GB/s, and its noise and sample count. */
+struct CopyCeiling {
+    double GBs = 0;  // 0: not measured (no GPU)
+    double noise = 0;
+    int samples = 0;
+};
+
+/** Each GPU back end's empty-call time (n = 0) per op, in ms. */
+using Floors = std::map<std::pair<std::string, Op>, double>;
+
 /**
- * A passed row's figures, from its median time and the kept count (compact): effective
- * bandwidth, trafficBytes / median; its fraction of the measured copy bandwidth
- * `copyGBs` (when > 0); and the speed-ups over the CPU's and CUB's medians of the same
- * input (when measured), each that median / this median.
+ * A passed row's figures, from its timing and the kept count (compact): effective
+ * bandwidth, trafficBytes / median; its fraction of the measured copy bandwidth (when
+ * measured); and the speed-ups over the CPU's and the reference's medians of the same
+ * input (when measured), each that median / this median; each ratio with its 95%
+ * interval (ratioInterval).
  */
-void addFigures(Row &row, long long kept, std::optional<double> cpuMs, std::optional<double> cubMs, double copyGBs);
+void addFigures(Row &row, long long kept, const std::optional<Statistics> &cpu,
+                const std::optional<Statistics> &reference, const CopyCeiling &copy);
 
 /**
  * Why a cell of n elements cannot run on the back end, or "" when it can: first

@@ -52,38 +52,45 @@ Entry offered(const Backend &backend, Entry entry, const char *op) {
     return entry;
 }
 
-// `call(out, in)` on host arrays: directly for a back end that takes them (the CPU, a
-// course submission); for a GPU back end on device copies, named for errors as
-// "cub scan, n = ...".
+// `call(out, in, kept)` on host arrays: directly for a back end that takes them (the
+// CPU, a course submission); for a GPU back end on device copies, inside its timer and
+// named for errors as "cub scan, n = ...". Returns the count a `counted` call wrote
+// (0 for n = 0), else n; `keptOnly`: only the kept elements are copied back.
 template <typename Call>
-auto onHost(const Backend &backend, const char *op, int n, int *odata, const int *idata, Call call) {
-    if (takesHostArrays(backend)) return call(odata, idata);
+int onHost(const Backend &backend, const char *op, int n, int *odata, const int *idata, bool counted, bool keptOnly,
+           Call call) {
+    if (takesHostArrays(backend)) {
+        int kept = 0;
+        call(odata, idata, &kept);
+        return !counted ? n : n > 0 ? kept : 0;
+    }
     Common::Operation operation(backend.name, op, n);
-    return Common::onDeviceCopies(n, odata, idata, call);
+    return Common::onDeviceCopies(n, odata, idata, backend.timer(), counted, keptOnly, call);
 }
 
 }  // namespace
 
 void hostScan(const Backend &backend, int n, int *odata, const int *idata) {
     const auto scan = offered(backend, backend.scan, "scan");
-    onHost(backend, "scan", n, odata, idata, [&](int *out, const int *in) { scan(n, out, in); });
+    onHost(backend, "scan", n, odata, idata, false, false, [&](int *out, const int *in, int *) { scan(n, out, in); });
 }
 
 int hostCompact(const Backend &backend, int n, int *odata, const int *idata, Predicate keep) {
     const auto compact = offered(backend, backend.compact, "compact");
-    return onHost(backend, "compact", n, odata, idata, [&](int *out, const int *in) { return compact(n, out, in, keep); });
+    return onHost(backend, "compact", n, odata, idata, true, true,
+                  [&](int *out, const int *in, int *kept) { compact(n, out, in, keep, kept); });
 }
 
 int hostPartition(const Backend &backend, int n, int *odata, const int *idata, Predicate keep) {
     const auto partition = offered(backend, backend.partition, "partition");
-    int kept = 0;
-    onHost(backend, "partition", n, odata, idata, [&](int *out, const int *in) { kept = partition(n, out, in, keep); });
-    return kept;  // all n elements are copied back, not only the kept ones
+    // All n elements are copied back, not only the kept ones.
+    return onHost(backend, "partition", n, odata, idata, true, false,
+                  [&](int *out, const int *in, int *kept) { partition(n, out, in, keep, kept); });
 }
 
 void hostSort(const Backend &backend, int n, int *odata, const int *idata) {
     const auto sort = offered(backend, backend.sort, "sort");
-    onHost(backend, "sort", n, odata, idata, [&](int *out, const int *in) { sort(n, out, in); });
+    onHost(backend, "sort", n, odata, idata, false, false, [&](int *out, const int *in, int *) { sort(n, out, in); });
 }
 
 }  // namespace StreamCompaction

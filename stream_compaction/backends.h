@@ -1,8 +1,10 @@
 #pragma once
 // The back ends as the harness sees them: one registry row each, saying what the back
 // end is and which operations it offers. A GPU back end's functions take device arrays
-// and hold its GPU timer; the CPU back end's take host arrays and hold its CPU timer; a
-// course submission's take host arrays and are timed by the implementation.
+// and only enqueue device work on the default stream (the caller times them, and reads
+// a compaction's count after the work; `synchronizesHost` names the exceptions); the
+// CPU back end's take host arrays and hold its CPU timer; a course submission's take
+// host arrays and are timed by the implementation.
 // Each back end defines its row in its own file (Cub::backend() in cub.cu); backends.cpp
 // lists them. Adding a back end: docs/adding-a-back-end.md.
 
@@ -24,17 +26,27 @@ struct Backend {
     bool honoursBlockSize = false;
     // Whether it is the reference every other GPU back end is compared with ("x cub").
     bool reference = false;
+    // Whether its calls wait for the device before they return (Thrust's algorithms do,
+    // and copy_if returns its count to the host), so that a timer around a call includes
+    // a host synchronisation.
+    bool synchronizesHost = false;
+    // The course's timer of its namespace (Efficient::timer()): the course's host-array
+    // functions fill it (hostScan and the others); the device-pointer entry points below
+    // do not touch it.
     Common::PerformanceTimer &(*timer)() = nullptr;
 
-    // The operations for the course's `int n`; nullptr where not offered.
-    void (*scan)(int n, int *out, const int *in) = nullptr;                      // exclusive prefix sum
-    int (*compact)(int n, int *out, const int *in, Predicate keep) = nullptr;    // returns how many kept
-    int (*partition)(int n, int *out, const int *in, Predicate keep) = nullptr;  // stable; returns how many kept
-    void (*sort)(int n, int *out, const int *in) = nullptr;                      // ascending, signed ints
+    // The operations for the course's `int n`; nullptr where not offered. A compaction and
+    // a partition write how many they kept to *kept, in the memory the arrays are in (on
+    // the device for a GPU back end), as part of their device work.
+    void (*scan)(int n, int *out, const int *in) = nullptr;                              // exclusive prefix sum
+    void (*compact)(int n, int *out, const int *in, Predicate keep, int *kept) = nullptr;    // the kept, in order
+    void (*partition)(int n, int *out, const int *in, Predicate keep, int *kept) = nullptr;  // stable: kept, then rest
+    void (*sort)(int n, int *out, const int *in) = nullptr;                              // ascending, signed ints
 
     // The same operations for std::size_t counts, which the harness uses past 2^31 - 1
     // elements (docs/large-sizes.md); a scan's sums are int64, since an int32 running sum
-    // overflows long before n does. nullptr where not offered.
+    // overflows long before n does. A compaction returns its count to the host, so these
+    // may wait for the device. nullptr where not offered.
     void (*scan64)(std::size_t n, long long *out, const int *in) = nullptr;
     std::size_t (*compact64)(std::size_t n, int *out, const int *in, Predicate keep) = nullptr;
     std::size_t (*partition64)(std::size_t n, int *out, const int *in, Predicate keep) = nullptr;
@@ -67,8 +79,8 @@ const Backend *findBackend(std::string_view name);
 /**
  * Any back end's operations on host arrays, as the course's API takes them: for a GPU
  * back end the input is copied to the device and the output back (n elements, or the
- * kept ones), outside its timer. Throws std::invalid_argument for an operation the back
- * end does not offer.
+ * kept ones), outside its timer (Backend::timer), which holds the call. Throws
+ * std::invalid_argument for an operation the back end does not offer.
  */
 void hostScan(const Backend &backend, int n, int *odata, const int *idata);
 int hostCompact(const Backend &backend, int n, int *odata, const int *idata, Predicate keep = Predicate::nonZero());

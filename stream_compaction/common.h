@@ -6,7 +6,6 @@
 
 #include <chrono>
 #include <cstddef>
-#include <type_traits>
 
 #include <cuda_runtime_api.h>
 
@@ -72,23 +71,22 @@ private:
 
 /**
  * The course's host-pointer API on top of a back end's device-pointer call: copies the
- * input to the device, runs `call(dOut, dIn)` (which holds the GPU timer, so the copies
- * stay outside it), and copies back n outputs, or as many as an int-returning call
- * (a compaction) says it kept.
+ * input to the device, runs `call(dOut, dIn, dKept)` inside `timer`'s GPU timer (so the
+ * copies stay outside it), and copies back n outputs, or, when `keptOnly` (a
+ * compaction), as many as the call wrote to dKept. Returns that count for a `counted`
+ * call (0 for n = 0, where calls write none), else n.
  */
 template <typename DeviceCall>
-auto onDeviceCopies(int n, int *odata, const int *idata, DeviceCall call) {
-    DeviceBuffer<int> dIn(n), dOut(n);
+int onDeviceCopies(int n, int *odata, const int *idata, PerformanceTimer &timer, bool counted, bool keptOnly,
+                   DeviceCall call) {
+    DeviceBuffer<int> dIn(n), dOut(n), dKept(1);
     dIn.upload(idata, n);
-    const int *input = dIn.get();
-    if constexpr (std::is_void_v<decltype(call(dOut.get(), input))>) {
-        call(dOut.get(), input);
-        dOut.download(odata, n);
-    } else {
-        auto kept = call(dOut.get(), input);
-        dOut.download(odata, static_cast<std::size_t>(kept));
-        return kept;
-    }
+    timer.startGpuTimer();
+    call(dOut.get(), static_cast<const int *>(dIn.get()), dKept.get());
+    timer.endGpuTimer();
+    const int kept = !counted ? n : n > 0 ? downloadValue(dKept.get()) : 0;
+    dOut.download(odata, static_cast<std::size_t>(keptOnly ? kept : n));
+    return kept;
 }
 
 #if defined(__CUDACC__)

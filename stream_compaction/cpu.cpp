@@ -142,8 +142,12 @@ void sort(std::size_t n, int *odata, const int *idata) { timedSort(n, odata, ida
 }  // namespace Large
 
 const Backend &backend() {
-    static const Backend row{.name = "cpu", .title = "cpu", .onGpu = false, .timer = timer,
-                             .scan = scan, .compact = compactWithoutScan, .partition = partition, .sort = sort,
+    static const Backend row{.name = "cpu", .title = "cpu", .onGpu = false, .timer = timer, .scan = scan,
+                             .compact = [](int n, int *out, const int *in, Predicate keep,
+                                           int *kept) { *kept = compactWithoutScan(n, out, in, keep); },
+                             .partition = [](int n, int *out, const int *in, Predicate keep,
+                                             int *kept) { *kept = partition(n, out, in, keep); },
+                             .sort = sort,
                              .scan64 = Large::scan, .compact64 = Large::compact, .partition64 = Large::partition,
                              .sort64 = Large::sort};
     return row;

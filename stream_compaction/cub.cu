@@ -22,11 +22,11 @@ PerformanceTimer &timer() { static PerformanceTimer timer; return timer; }
 namespace {
 
 Common::Workspace temporaryStorage;  // CUB's temporary storage, grown to the largest call
-Common::Workspace keptCount;         // DeviceSelect's and DevicePartition's count, one int
+Common::Workspace keptCount;         // the 64-bit API's per-chunk count, one int
 
 // The CUB calling convention: a call with no storage only reports how many bytes the
-// real call needs. That query runs here, before the timer, and the bytes are reserved,
-// so the timed call neither allocates nor queries.
+// real call needs. That query (host work only) runs first and the bytes are reserved,
+// grown only when a larger call needs more, so a repeated call does not allocate.
 template <typename CubCall>
 void *reserveStorage(CubCall call, std::size_t &bytes) {
     bytes = 0;
@@ -35,21 +35,20 @@ void *reserveStorage(CubCall call, std::size_t &bytes) {
 }
 
 template <typename Count, typename CubCall>
-void timedCubCall(Count n, CubCall call) {
+void cubCall(Count n, CubCall call) {
+    if (n <= 0) return;
     std::size_t bytes = 0;
-    void *storage = n > 0 ? reserveStorage(call, bytes) : nullptr;
-    timer().startGpuTimer();
-    if (n > 0) SC_CUDA_CHECK(call(storage, bytes));
-    timer().endGpuTimer();
+    void *storage = reserveStorage(call, bytes);
+    SC_CUDA_CHECK(call(storage, bytes));
 }
 
 // Scan and sort, each written once and templated on the count type: int for the
-// course's API, long long for the 64-bit one (large.h; its compaction and partition
+// course's API, long long for the 64-bit one (Backend::scan64; its compaction and partition
 // are below, in chunks). A scan accumulates in the type of its initial value, Sum, so
 // long long outputs get exact sums.
 template <typename Count, typename Sum>
 void scanOnDevice(Count n, Sum *dOut, const int *dIn) {
-    timedCubCall(n, [&](void *storage, std::size_t &bytes) {
+    cubCall(n, [&](void *storage, std::size_t &bytes) {
         return cub::DeviceScan::ExclusiveScan(storage, bytes, dIn, dOut, ::cuda::std::plus<>{}, Sum{0}, n);
     });
 }
@@ -68,8 +67,8 @@ auto selectChunkCall(const int *dIn, int *dOut, int *count, std::size_t items, S
     };
 }
 
-// What the chunked selects use, reserved before the timer: temporary storage for a
-// chunk of the largest size with either select, and the count each chunk writes.
+// What the chunked selects use, reserved before the first chunk: temporary storage for
+// a chunk of the largest size with either select, and the count each chunk writes.
 struct ChunkStorage {
     void *storage = nullptr;
     std::size_t bytes = 0;
@@ -101,7 +100,7 @@ std::size_t selectIfInChunks(std::size_t n, int *dOut, const int *dIn, Select se
 
 template <typename Count>
 void sortOnDevice(Count n, int *dOut, const int *dIn) {
-    timedCubCall(n, [&](void *storage, std::size_t &bytes) {
+    cubCall(n, [&](void *storage, std::size_t &bytes) {
         return cub::DeviceRadixSort::SortKeys(storage, bytes, dIn, dOut, n);
     });
 }
@@ -113,30 +112,19 @@ void scanDevice(int n, int *dOut, const int *dIn) {
     scanOnDevice(n, dOut, dIn);
 }
 
-int compactDevice(int n, int *dOut, const int *dIn, Predicate keep) {
+void compactDevice(int n, int *dOut, const int *dIn, Predicate keep, int *kept) {
     Common::Operation operation("cub", "compact", n);
-    int *count = keptCount.reserve<int>(1);
-    timedCubCall(n, [&](void *storage, std::size_t &bytes) {
-        return cub::DeviceSelect::If(storage, bytes, dIn, dOut, count, n, keep);
+    cubCall(n, [&](void *storage, std::size_t &bytes) {
+        return cub::DeviceSelect::If(storage, bytes, dIn, dOut, kept, n, keep);
     });
-    return n > 0 ? Common::downloadValue(count) : 0;
 }
 
-int partitionDevice(int n, int *dOut, const int *dIn, Predicate keep) {
+void partitionDevice(int n, int *dOut, const int *dIn, Predicate keep, int *kept) {
     Common::Operation operation("cub", "partition", n);
-    int *count = keptCount.reserve<int>(1);
-    auto call = [&](void *storage, std::size_t &bytes) {
-        return cub::DevicePartition::If(storage, bytes, dIn, dOut, count, n, keep);
-    };
-    std::size_t bytes = 0;
-    void *storage = n > 0 ? reserveStorage(call, bytes) : nullptr;
-    timer().startGpuTimer();
-    if (n > 0) {
-        SC_CUDA_CHECK(call(storage, bytes));
-        Common::reverseTail(n, dOut, count);  // CUB's reversed tail back into input order
-    }
-    timer().endGpuTimer();
-    return n > 0 ? Common::downloadValue(count) : 0;
+    cubCall(n, [&](void *storage, std::size_t &bytes) {
+        return cub::DevicePartition::If(storage, bytes, dIn, dOut, kept, n, keep);
+    });
+    if (n > 0) Common::reverseTail(n, dOut, kept);  // CUB's reversed tail back into input order
 }
 
 void sortDevice(int n, int *dOut, const int *dIn) {
@@ -155,19 +143,14 @@ void scan(std::size_t n, long long *dOut, const int *dIn) {
 std::size_t compact(std::size_t n, int *dOut, const int *dIn, Predicate keep) {
     Common::Operation operation("cub", "compact (64-bit)", static_cast<long long>(n));
     const ChunkStorage reserved = reserveChunkStorage(n, keep);
-    timer().startGpuTimer();
-    const std::size_t kept = selectIfInChunks(n, dOut, dIn, keep, reserved);
-    timer().endGpuTimer();
-    return kept;
+    return selectIfInChunks(n, dOut, dIn, keep, reserved);
 }
 
 std::size_t partition(std::size_t n, int *dOut, const int *dIn, Predicate keep) {
     Common::Operation operation("cub", "partition (64-bit)", static_cast<long long>(n));
     const ChunkStorage reserved = reserveChunkStorage(n, keep);
-    timer().startGpuTimer();
     const std::size_t kept = selectIfInChunks(n, dOut, dIn, keep, reserved);
     selectIfInChunks(n, dOut + kept, dIn, Rejects{keep}, reserved);
-    timer().endGpuTimer();
     return kept;
 }
 

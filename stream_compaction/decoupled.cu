@@ -47,11 +47,16 @@ template <typename Sum>
 using TileStatus =
     std::conditional_t<std::is_same_v<Sum, unsigned>, Common::PackedTileStatus, Common::SplitTileStatus>;
 
+// A compaction's count as its caller takes it: an int for the course's API, a long long
+// for the 64-bit one.
+template <typename Sum>
+using KeptCount = std::conditional_t<std::is_same_v<Sum, unsigned>, int, long long>;
+
 template <typename Sum>
 struct TileState {
     TileStatus<Sum> status;
     unsigned int *tileCounter;  // the next tile index to hand out; back to 0 after each call
-    long long *keptCount;       // compact and partition: the total, written by the last tile
+    KeptCount<Sum> *keptCount;  // compact and partition: the total, written by the last tile
     unsigned int numTiles;
 };
 
@@ -249,7 +254,7 @@ __global__ void __launch_bounds__(kThreads)
             sTilePrefix = prefix;
             sTileAggregate = aggregate;
             if (Thread::kFlags && tile == static_cast<int>(state.numTiles) - 1) {
-                *state.keptCount = static_cast<long long>(prefix + aggregate);
+                *state.keptCount = static_cast<KeptCount<Sum>>(prefix + aggregate);
             }
         }
     });
@@ -279,11 +284,12 @@ TileStorage &tileStorage() {
     return storage;
 }
 
-// Untimed preparation: grows and clears the tile words when needed, and takes this
+// The host-side preparation: grows and clears the tile words when needed, and takes this
 // call's epoch. A clear happens on growth (also after releaseWorkspaces() emptied the
-// storage) and once every 2^30 - 1 calls.
+// storage) and once every 2^30 - 1 calls. The count goes to `kept`, or, when that is
+// null, to a word of the storage.
 template <typename Sum>
-TileState<Sum> prepareTiles(long long n) {
+TileState<Sum> prepareTiles(long long n, KeptCount<Sum> *kept = nullptr) {
     const auto numTiles = static_cast<unsigned int>((n + kTileItems - 1) / kTileItems);
     const std::size_t words = 2 + TileStatus<Sum>::kWordsPerTile * static_cast<std::size_t>(numTiles);
     TileStorage &storage = tileStorage<Sum>();
@@ -294,8 +300,8 @@ TileState<Sum> prepareTiles(long long n) {
     }
     ++storage.epoch;
     unsigned long long *base = storage.words.get();
-    return {{base + 2, storage.epoch}, reinterpret_cast<unsigned int *>(base), reinterpret_cast<long long *>(base + 1),
-            numTiles};
+    auto *ownWord = reinterpret_cast<KeptCount<Sum> *>(base + 1);
+    return {{base + 2, storage.epoch}, reinterpret_cast<unsigned int *>(base), kept ? kept : ownWord, numTiles};
 }
 
 bool aligned16(const void *ptr) { return reinterpret_cast<std::uintptr_t>(ptr) % 16 == 0; }
@@ -308,34 +314,29 @@ void launchTiles(long long n, Out *dOut, const int *dIn, Predicate keep, const T
 }
 
 // The three operations, each written once: Sum = unsigned for the course's API,
-// unsigned long long for the 64-bit one. The caller names the operation.
+// unsigned long long for the 64-bit one. The caller names the operation. Only device
+// work is enqueued; a compaction's count lands in the state's keptCount.
 template <typename Sum, typename Out>
 void scanOnDevice(long long n, Out *dOut, const int *dIn) {
     const TileState<Sum> state = prepareTiles<Sum>(n);
-    timer().startGpuTimer();
     if (n > 0) launchTiles<Mode::Scan>(n, dOut, dIn, Predicate::nonZero(), state);
-    timer().endGpuTimer();
 }
 
 template <typename Sum>
-long long compactOnDevice(long long n, int *dOut, const int *dIn, Predicate keep) {
-    const TileState<Sum> state = prepareTiles<Sum>(n);
-    timer().startGpuTimer();
+void compactOnDevice(long long n, int *dOut, const int *dIn, Predicate keep, const TileState<Sum> &state) {
     if (n > 0) launchTiles<Mode::Compact>(n, dOut, dIn, keep, state);
-    timer().endGpuTimer();
-    return n > 0 ? Common::downloadValue(state.keptCount) : 0;
 }
 
 template <typename Sum>
-long long partitionOnDevice(long long n, int *dOut, const int *dIn, Predicate keep) {
-    const TileState<Sum> state = prepareTiles<Sum>(n);
-    timer().startGpuTimer();
-    if (n > 0) {
-        launchTiles<Mode::Partition>(n, dOut, dIn, keep, state);
-        Common::reverseTail(n, dOut, state.keptCount);
-    }
-    timer().endGpuTimer();
-    return n > 0 ? Common::downloadValue(state.keptCount) : 0;
+void partitionOnDevice(long long n, int *dOut, const int *dIn, Predicate keep, const TileState<Sum> &state) {
+    if (n == 0) return;
+    launchTiles<Mode::Partition>(n, dOut, dIn, keep, state);
+    Common::reverseTail(n, dOut, state.keptCount);
+}
+
+// The 64-bit API's count, read back after the work.
+std::size_t downloadKept(long long n, const TileState<unsigned long long> &state) {
+    return n > 0 ? static_cast<std::size_t>(Common::downloadValue(state.keptCount)) : 0;
 }
 
 }  // namespace
@@ -345,14 +346,14 @@ void scanDevice(int n, int *dOut, const int *dIn) {
     scanOnDevice<unsigned>(n, dOut, dIn);
 }
 
-int compactDevice(int n, int *dOut, const int *dIn, Predicate keep) {
+void compactDevice(int n, int *dOut, const int *dIn, Predicate keep, int *kept) {
     Common::Operation operation("decoupled", "compact", n);
-    return static_cast<int>(compactOnDevice<unsigned>(n, dOut, dIn, keep));
+    compactOnDevice<unsigned>(n, dOut, dIn, keep, prepareTiles<unsigned>(n, kept));
 }
 
-int partitionDevice(int n, int *dOut, const int *dIn, Predicate keep) {
+void partitionDevice(int n, int *dOut, const int *dIn, Predicate keep, int *kept) {
     Common::Operation operation("decoupled", "partition", n);
-    return static_cast<int>(partitionOnDevice<unsigned>(n, dOut, dIn, keep));
+    partitionOnDevice<unsigned>(n, dOut, dIn, keep, prepareTiles<unsigned>(n, kept));
 }
 
 namespace Large {
@@ -366,13 +367,17 @@ void scan(std::size_t n, long long *dOut, const int *dIn) {
 std::size_t compact(std::size_t n, int *dOut, const int *dIn, Predicate keep) {
     const auto items = static_cast<long long>(n);
     Common::Operation operation("decoupled", "compact (64-bit)", items);
-    return static_cast<std::size_t>(compactOnDevice<unsigned long long>(items, dOut, dIn, keep));
+    const auto state = prepareTiles<unsigned long long>(items);
+    compactOnDevice(items, dOut, dIn, keep, state);
+    return downloadKept(items, state);
 }
 
 std::size_t partition(std::size_t n, int *dOut, const int *dIn, Predicate keep) {
     const auto items = static_cast<long long>(n);
     Common::Operation operation("decoupled", "partition (64-bit)", items);
-    return static_cast<std::size_t>(partitionOnDevice<unsigned long long>(items, dOut, dIn, keep));
+    const auto state = prepareTiles<unsigned long long>(items);
+    partitionOnDevice(items, dOut, dIn, keep, state);
+    return downloadKept(items, state);
 }
 
 }  // namespace Large

@@ -57,12 +57,18 @@ __global__ void kernDownSweep(long long nodes, long long half, int n, int *tree,
     }
 }
 
-// The tree a scan of n elements needs: allocated before the timer starts.
+// How many a compaction kept: the last flag plus its exclusive scan, written on the
+// device so that the call needs no host synchronisation.
+__global__ void kernKeptCount(int n, int *kept, const int *flags, const int *positions) {
+    *kept = positions[n - 1] + flags[n - 1];
+}
+
+// The tree a scan of n elements needs, reserved before the device work is enqueued.
 int *reserveTree(int n) {
     return scanTree.reserve<int>(n > 1 ? static_cast<std::size_t>(1LL << ilog2ceil(n)) : 0);
 }
 
-// The scan's kernels, untimed: shared by scanDevice() and compactDevice().
+// The scan's kernels: shared by scanDevice() and compactDevice().
 void exclusiveScan(int n, int *dOut, const int *dIn) {
     if (n <= 0) return;
     const int levels = ilog2ceil(n);
@@ -105,13 +111,10 @@ void exclusiveScan(int n, int *dOut, const int *dIn) {
 
 void scanDevice(int n, int *dOut, const int *dIn) {
     Common::Operation operation("work-efficient", "scan", n);
-    reserveTree(n);
-    timer().startGpuTimer();
     exclusiveScan(n, dOut, dIn);
-    timer().endGpuTimer();
 }
 
-int compactDevice(int n, int *dOut, const int *dIn, Predicate keep) {
+void compactDevice(int n, int *dOut, const int *dIn, Predicate keep, int *kept) {
     Common::Operation operation("work-efficient", "compact", n);
     int *flags = compactionFlags.reserve<int>(2 * static_cast<std::size_t>(n));
     int *positions = flags + n;
@@ -119,17 +122,14 @@ int compactDevice(int n, int *dOut, const int *dIn, Predicate keep) {
     const int threads = Common::blockSize();
     const unsigned int blocks = Common::blocksFor(n, threads);
 
-    timer().startGpuTimer();
-    if (n > 0) {
-        Common::kernMapToBoolean<<<blocks, threads>>>(n, flags, dIn, keep);
-        SC_CHECK_LAUNCH("kernMapToBoolean");
-        exclusiveScan(n, positions, flags);
-        Common::kernScatter<<<blocks, threads>>>(n, dOut, dIn, flags, positions);
-        SC_CHECK_LAUNCH("kernScatter");
-    }
-    timer().endGpuTimer();
-    if (n == 0) return 0;
-    return Common::downloadValue(positions + n - 1) + Common::downloadValue(flags + n - 1);
+    if (n == 0) return;
+    Common::kernMapToBoolean<<<blocks, threads>>>(n, flags, dIn, keep);
+    SC_CHECK_LAUNCH("kernMapToBoolean");
+    exclusiveScan(n, positions, flags);
+    Common::kernScatter<<<blocks, threads>>>(n, dOut, dIn, flags, positions);
+    SC_CHECK_LAUNCH("kernScatter");
+    kernKeptCount<<<1, 1>>>(n, kept, flags, positions);
+    SC_CHECK_LAUNCH("kernKeptCount");
 }
 
 const Backend &backend() {

@@ -329,7 +329,7 @@ __global__ void __launch_bounds__(kThreads, 2)
 Common::Workspace scratchKeys;  // the keys after passes 0 and 2
 Common::Workspace sortWords;    // bucket offsets, histograms, tile counters, look-back words
 
-// Reserves the scratch before the timer starts, and lays out the words. n > 0.
+// Reserves the scratch (grown only when a larger sort needs it) and lays out the words. n > 0.
 SortState reserveSort(int n) {
     unsigned *keysBetweenPasses = scratchKeys.reserve<unsigned>(static_cast<std::size_t>(n));
     const auto numTiles = static_cast<unsigned>((static_cast<long long>(n) + kTileItems - 1) / kTileItems);
@@ -346,7 +346,7 @@ SortState reserveSort(int n) {
 }
 
 // The histogram kernel's grid: as many blocks as fit on the GPU at once (an occupancy
-// query, made once and before any timer), or fewer when there are fewer chunks.
+// query, made once), or fewer when there are fewer chunks.
 unsigned histogramBlocks(int n) {
     static const unsigned resident = [] {
         int perMultiprocessor = 0;
@@ -358,7 +358,7 @@ unsigned histogramBlocks(int n) {
     return chunks < resident ? chunks : resident;
 }
 
-// The whole sort on the default stream, inside the caller's timer; n > 0 and the scratch
+// The whole sort on the default stream, device work only; n > 0 and the scratch
 // reserved. The passes alternate between the scratch and the output so that the last
 // lands in the output; the input is only read, by the histogram and the first pass.
 void sortPasses(int n, int *dOut, const int *dIn, const SortState &state, unsigned histogramGrid) {
@@ -389,9 +389,7 @@ void sortDevice(int n, int *dOut, const int *dIn) {
     Common::Operation operation("onesweep", "sort", n);
     const SortState state = n > 0 ? reserveSort(n) : SortState{};
     const unsigned histogramGrid = n > 0 ? histogramBlocks(n) : 0;
-    timer().startGpuTimer();
     if (n > 0) sortPasses(n, dOut, dIn, state, histogramGrid);
-    timer().endGpuTimer();
 }
 
 const Backend &backend() {

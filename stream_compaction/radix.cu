@@ -60,38 +60,34 @@ void sortPasses(int n, int *keysOut, const int *keysIn, int *valuesOut, const in
     }
 }
 
-// The timed sort of keys alone, with the reservation outside the timer.
-void timedSort(int n, int *dOut, const int *dIn, int digitBits, bool signedKeys) {
+// A sort of keys alone, with its buffers reserved first.
+void sortKeys(int n, int *dOut, const int *dIn, int digitBits, bool signedKeys) {
     reserveSort(n, digitBits, false);
-    timer().startGpuTimer();
     sortPasses(n, dOut, dIn, nullptr, nullptr, digitBits, signedKeys);
-    timer().endGpuTimer();
 }
 
 }  // namespace
 
 void sortDevice(int n, int *dOut, const int *dIn) {
     Common::Operation operation("radix", "sort", n);
-    timedSort(n, dOut, dIn, kDigitBits, true);
+    sortKeys(n, dOut, dIn, kDigitBits, true);
 }
 
 void sortOneBitDevice(int n, int *dOut, const int *dIn) {
     Common::Operation operation("radix", "one-bit sort", n);
-    timedSort(n, dOut, dIn, 1, true);
+    sortKeys(n, dOut, dIn, 1, true);
 }
 
 void sortUnsignedDevice(int n, unsigned int *dOut, const unsigned int *dIn, int digitBits) {
     Common::Operation operation("radix", "unsigned sort", n);
     // The split moves 32-bit patterns; only the digits read them as unsigned.
-    timedSort(n, reinterpret_cast<int *>(dOut), reinterpret_cast<const int *>(dIn), digitBits, false);
+    sortKeys(n, reinterpret_cast<int *>(dOut), reinterpret_cast<const int *>(dIn), digitBits, false);
 }
 
 void sortPairsDevice(int n, int *keysOut, int *valuesOut, const int *keysIn, const int *valuesIn, int digitBits) {
     Common::Operation operation("radix", "key-value sort", n);
     reserveSort(n, digitBits, true);
-    timer().startGpuTimer();
     sortPasses(n, keysOut, keysIn, valuesOut, valuesIn, digitBits, true);
-    timer().endGpuTimer();
 }
 
 const Backend &backend() {

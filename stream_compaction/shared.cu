@@ -193,30 +193,23 @@ void scanDevice(int n, int *dOut, const int *dIn) {
     const Shape shape = currentShape();
     int *scratch = tileSums.reserve<int>(levelWords(n, shape) + 1);
     int *total = scratch + levelWords(n, shape);
-    timer().startGpuTimer();
     if (n > 0) scanValues(n, dOut, dIn, scratch, total, shape);
-    timer().endGpuTimer();
 }
 
-int compactDevice(int n, int *dOut, const int *dIn, Predicate keep) {
+void compactDevice(int n, int *dOut, const int *dIn, Predicate keep, int *kept) {
     Common::Operation operation("shared", "compact", n);
     const Shape shape = currentShape();
     const int tiles = tilesFor(n, shape);
-    const size_t words = static_cast<size_t>(tiles) + levelWords(tiles, shape) + 1;
+    const size_t words = static_cast<size_t>(tiles) + levelWords(tiles, shape);
     int *tileCounts = tileSums.reserve<int>(words);  // kept per tile, then their scan
     int *scratch = tileCounts + tiles;
-    int *keptTotal = tileCounts + words - 1;
-    timer().startGpuTimer();
-    if (n > 0) {
-        kernTileSums<Input::KeepFlags><<<tiles, shape.threads>>>(n, tileCounts, dIn, keep);
-        SC_CHECK_LAUNCH("kernTileSums<flags>");
-        scanValues(tiles, tileCounts, tileCounts, scratch, keptTotal, shape);
-        kernTileScan<Input::KeepFlags><<<tiles, shape.threads, shape.sharedBytes>>>(n, dOut, dIn, tileCounts, nullptr,
-                                                                                   shape.treeSize, keep);
-        SC_CHECK_LAUNCH("kernTileScan<flags>");
-    }
-    timer().endGpuTimer();
-    return n == 0 ? 0 : Common::downloadValue(keptTotal);
+    if (n == 0) return;
+    kernTileSums<Input::KeepFlags><<<tiles, shape.threads>>>(n, tileCounts, dIn, keep);
+    SC_CHECK_LAUNCH("kernTileSums<flags>");
+    scanValues(tiles, tileCounts, tileCounts, scratch, kept, shape);  // the scan's total is the count
+    kernTileScan<Input::KeepFlags><<<tiles, shape.threads, shape.sharedBytes>>>(n, dOut, dIn, tileCounts, nullptr,
+                                                                               shape.treeSize, keep);
+    SC_CHECK_LAUNCH("kernTileScan<flags>");
 }
 
 const Backend &backend() {

@@ -103,21 +103,21 @@ void requireNonZero(const char *row, Predicate keep) {
 float reading(sc_submission_reading timer) { return timer ? timer() : std::numeric_limits<float>::quiet_NaN(); }
 
 void cpuScan(int n, int *o, const int *i) { invoke("student-cpu", "scan", false, functions().cpu_scan, n, o, i); }
-int cpuCompact(int n, int *o, const int *i, Predicate keep) {
+void cpuCompact(int n, int *o, const int *i, Predicate keep, int *kept) {
     requireNonZero("student-cpu", keep);
-    return invoke("student-cpu", "compact", false, functions().cpu_compact_without_scan, n, o, i);
+    *kept = invoke("student-cpu", "compact", false, functions().cpu_compact_without_scan, n, o, i);
 }
-int cpuCompactWithScanEntry(int n, int *o, const int *i, Predicate keep) {
+void cpuCompactWithScanEntry(int n, int *o, const int *i, Predicate keep, int *kept) {
     requireNonZero("student-cpu", keep);
-    return invoke("student-cpu", "compactWithScan", false, functions().cpu_compact_with_scan, n, o, i);
+    *kept = invoke("student-cpu", "compactWithScan", false, functions().cpu_compact_with_scan, n, o, i);
 }
 void naiveScan(int n, int *o, const int *i) { invoke("student-naive", "scan", true, functions().naive_scan, n, o, i); }
 void efficientScan(int n, int *o, const int *i) {
     invoke("student-efficient", "scan", true, functions().efficient_scan, n, o, i);
 }
-int efficientCompact(int n, int *o, const int *i, Predicate keep) {
+void efficientCompact(int n, int *o, const int *i, Predicate keep, int *kept) {
     requireNonZero("student-efficient", keep);
-    return invoke("student-efficient", "compact", true, functions().efficient_compact, n, o, i);
+    *kept = invoke("student-efficient", "compact", true, functions().efficient_compact, n, o, i);
 }
 void thrustScan(int n, int *o, const int *i) { invoke("student-thrust", "scan", true, functions().thrust_scan, n, o, i); }
 

@@ -282,29 +282,43 @@ std::vector<int> downloadBucketStarts(int buckets, const SplitBuffers &buffers) 
     return starts;
 }
 
-// A timed split of device keys alone; the buckets' starts, or all zeros for n == 0.
-std::vector<int> timedSplit(int n, int *dOut, const int *dIn, const Split &split, SplitBuffers *reserved = nullptr) {
+// A split of device keys alone, device work only; returns its buffers, which hold where
+// each bucket starts (bucketOffsets, a row of `tiles` per bucket).
+SplitBuffers splitKeys(int n, int *dOut, const int *dIn, const Split &split) {
     const SplitBuffers buffers = reserveSplitBuffers(n, split.buckets, false);
-    if (reserved) *reserved = buffers;
-    timer().startGpuTimer();
     if (n > 0) runSplit<false>(n, split, dOut, dIn, nullptr, nullptr, buffers);
-    timer().endGpuTimer();
+    return buffers;
+}
+
+// A split's bucket starts read back, or all zeros for n == 0.
+std::vector<int> splitWithStarts(int n, int *dOut, const int *dIn, const Split &split, SplitBuffers *used = nullptr) {
+    const SplitBuffers buffers = splitKeys(n, dOut, dIn, split);
+    if (used) *used = buffers;
     if (n == 0) return std::vector<int>(static_cast<std::size_t>(split.buckets) + 1, 0);
     return downloadBucketStarts(split.buckets, buffers);
 }
 
+// A two-way split (compaction, partition) with the kept count, where bucket 1 starts,
+// copied to *kept on the device.
+void splitWithCount(int n, int *dOut, const int *dIn, const Split &split, int *kept) {
+    const SplitBuffers buffers = splitKeys(n, dOut, dIn, split);
+    if (n > 0) {
+        SC_CUDA_CHECK(cudaMemcpyAsync(kept, buffers.bucketOffsets + buffers.tiles, sizeof(int), cudaMemcpyDeviceToDevice));
+    }
+}
+
 }  // namespace
 
-int compactDevice(int n, int *dOut, const int *dIn, Predicate keep) {
+void compactDevice(int n, int *dOut, const int *dIn, Predicate keep, int *kept) {
     Common::Operation operation("textbook", "compact", n);
-    return timedSplit(n, dOut, dIn, Split::compaction(keep))[1];
+    splitWithCount(n, dOut, dIn, Split::compaction(keep), kept);
 }
 
 CompactionSteps compactDeviceSteps(int n, int *dOut, const int *dIn, Predicate keep) {
     Common::Operation operation("textbook", "compact", n);
     SplitBuffers buffers{};
     CompactionSteps steps;
-    steps.kept = timedSplit(n, dOut, dIn, Split::compaction(keep), &buffers)[1];
+    steps.kept = splitWithStarts(n, dOut, dIn, Split::compaction(keep), &buffers)[1];
     if (n == 0) return steps;
     steps.blockCounts.resize(buffers.tiles);
     steps.blockOffsets.resize(buffers.tiles);
@@ -315,9 +329,9 @@ CompactionSteps compactDeviceSteps(int n, int *dOut, const int *dIn, Predicate k
     return steps;
 }
 
-int partitionDevice(int n, int *dOut, const int *dIn, Predicate keep) {
+void partitionDevice(int n, int *dOut, const int *dIn, Predicate keep, int *kept) {
     Common::Operation operation("textbook", "partition", n);
-    return timedSplit(n, dOut, dIn, Split::partition(keep))[1];
+    splitWithCount(n, dOut, dIn, Split::partition(keep), kept);
 }
 
 std::vector<int> multiPartitionDevice(int n, int *dOut, const int *dIn, BucketFunction bucketOf) {
@@ -325,7 +339,7 @@ std::vector<int> multiPartitionDevice(int n, int *dOut, const int *dIn, BucketFu
     if (bucketOf.kind == BucketFunction::Kind::Modulo && bucketOf.operand < 1) {
         throw std::invalid_argument("textbook multi-way partition: " + bucketOf.name() + " needs k >= 1");
     }
-    return timedSplit(n, dOut, dIn, Split::multiWay(bucketOf));
+    return splitWithStarts(n, dOut, dIn, Split::multiWay(bucketOf));
 }
 
 void reserveSplit(int n, int buckets, bool withValues) { reserveSplitBuffers(n, buckets, withValues); }

@@ -24,8 +24,8 @@ PerformanceTimer &timer() { static PerformanceTimer timer; return timer; }
 namespace {
 
 // Thrust's temporary-allocation hook: blocks handed back are kept on a free list and
-// reused by the next call that fits, so after an untimed warm-up call a timed call does
-// no cudaMalloc or cudaFree.
+// reused by the next call that fits, so after a warm-up call a repeated call does no
+// cudaMalloc or cudaFree.
 // It is registered cached device memory: releaseWorkspaces() frees its free blocks.
 class CachingAllocator : public Common::CachedDeviceMemory {
 public:
@@ -45,7 +45,6 @@ public:
         } else {
             size = static_cast<std::size_t>(bytes);
             ptr = static_cast<char *>(Common::deviceAllocate(size));
-            ++allocations_;
         }
         blocksInUse_.emplace(ptr, size);
         return ptr;
@@ -70,30 +69,20 @@ public:
         return bytes;
     }
 
-    /** How many times a block had to be allocated rather than reused. */
-    long long allocations() const { return allocations_; }
-
 private:
     std::multimap<std::size_t, char *> freeBlocks_;  // by size, for a best fit
     std::map<char *, std::size_t> blocksInUse_;
-    long long allocations_ = 0;
 };
 
 CachingAllocator temporaryStorage;
 
-// Runs one Thrust call inside the timer. A call that had to allocate temporary storage
-// (the first at a new size) is run again, so that a reported time never includes
-// cudaMalloc. Thrust's exceptions become CudaError with the operation's name.
+// Runs one Thrust call; Thrust's exceptions become CudaError with the operation's name.
+// Thrust's algorithms on thrust::cuda::par wait for the device before they return
+// (Backend::synchronizesHost).
 template <typename Call>
-auto timedThrustCall(Call call) {
+auto thrustCall(Call call) {
     try {
-        for (;;) {
-            const long long allocationsBefore = temporaryStorage.allocations();
-            timer().startGpuTimer();
-            auto result = call();
-            timer().endGpuTimer();
-            if (temporaryStorage.allocations() == allocationsBefore) return result;
-        }
+        return call();
     } catch (const thrust::system_error &e) {
         throw CudaError(Common::Operation::describeCurrent() + ": " + e.what(),
                         static_cast<cudaError_t>(e.code().value()));
@@ -101,12 +90,12 @@ auto timedThrustCall(Call call) {
 }
 
 // Scan and sort, each written once and templated on the count type: int for the
-// course's API, std::size_t for the 64-bit one (large.h; its compaction and partition
+// course's API, std::size_t for the 64-bit one (Backend::scan64; its compaction and partition
 // are below, in chunks). A scan accumulates in the type of its initial value, Sum, so
 // long long outputs get exact sums.
 template <typename Count, typename Sum>
 void scanOnDevice(Count n, Sum *dOut, const int *dIn) {
-    timedThrustCall(
+    thrustCall(
         [&] { return thrust::exclusive_scan(thrust::cuda::par(temporaryStorage), dIn, dIn + n, dOut, Sum{0}); });
 }
 
@@ -128,13 +117,16 @@ std::size_t copyIfInChunks(std::size_t n, int *dOut, const int *dIn, Select sele
 
 template <typename Count>
 void sortOnDevice(Count n, int *dOut, const int *dIn) {
-    timedThrustCall([&] {
-        if (n == 0) return dOut;  // timed as empty, as every back end times n = 0
+    thrustCall([&] {
+        if (n == 0) return dOut;
         SC_CUDA_CHECK(cudaMemcpyAsync(dOut, dIn, n * sizeof(int), cudaMemcpyDeviceToDevice));
         thrust::sort(thrust::cuda::par(temporaryStorage), dOut, dOut + n);
         return dOut;
     });
 }
+
+// Thrust returns a compaction's end to the host; the count is copied to *kept from there.
+void storeKept(int count, int *kept) { SC_CUDA_CHECK(cudaMemcpy(kept, &count, sizeof(int), cudaMemcpyHostToDevice)); }
 
 }  // namespace
 
@@ -143,21 +135,22 @@ void scanDevice(int n, int *dOut, const int *dIn) {
     scanOnDevice(n, dOut, dIn);
 }
 
-int compactDevice(int n, int *dOut, const int *dIn, Predicate keep) {
+void compactDevice(int n, int *dOut, const int *dIn, Predicate keep, int *kept) {
     Common::Operation operation("thrust", "compact", n);
-    int *end = timedThrustCall(
+    if (n == 0) return;
+    int *end = thrustCall(
         [&] { return thrust::copy_if(thrust::cuda::par(temporaryStorage), dIn, dIn + n, dOut, keep); });
-    return static_cast<int>(end - dOut);
+    storeKept(static_cast<int>(end - dOut), kept);
 }
 
-int partitionDevice(int n, int *dOut, const int *dIn, Predicate keep) {
+void partitionDevice(int n, int *dOut, const int *dIn, Predicate keep, int *kept) {
     Common::Operation operation("thrust", "partition", n);
-    int *firstRejected = timedThrustCall([&] {
-        if (n == 0) return dOut;  // timed as empty, as every back end times n = 0
+    if (n == 0) return;
+    int *firstRejected = thrustCall([&] {
         SC_CUDA_CHECK(cudaMemcpyAsync(dOut, dIn, n * sizeof(int), cudaMemcpyDeviceToDevice));
         return thrust::stable_partition(thrust::cuda::par(temporaryStorage), dOut, dOut + n, keep);
     });
-    return static_cast<int>(firstRejected - dOut);
+    storeKept(static_cast<int>(firstRejected - dOut), kept);
 }
 
 void sortDevice(int n, int *dOut, const int *dIn) {
@@ -174,12 +167,12 @@ void scan(std::size_t n, long long *dOut, const int *dIn) {
 
 std::size_t compact(std::size_t n, int *dOut, const int *dIn, Predicate keep) {
     Common::Operation operation("thrust", "compact (64-bit)", static_cast<long long>(n));
-    return timedThrustCall([&] { return copyIfInChunks(n, dOut, dIn, keep); });
+    return thrustCall([&] { return copyIfInChunks(n, dOut, dIn, keep); });
 }
 
 std::size_t partition(std::size_t n, int *dOut, const int *dIn, Predicate keep) {
     Common::Operation operation("thrust", "partition (64-bit)", static_cast<long long>(n));
-    return timedThrustCall([&] {
+    return thrustCall([&] {
         const std::size_t kept = copyIfInChunks(n, dOut, dIn, keep);
         copyIfInChunks(n, dOut + kept, dIn, Rejects{keep});
         return kept;
@@ -194,7 +187,7 @@ void sort(std::size_t n, int *dOut, const int *dIn) {
 }  // namespace Large
 
 const Backend &backend() {
-    static const Backend row{.name = "thrust", .title = "thrust", .timer = timer,
+    static const Backend row{.name = "thrust", .title = "thrust", .synchronizesHost = true, .timer = timer,
                              .scan = scanDevice, .compact = compactDevice, .partition = partitionDevice,
                              .sort = sortDevice,
                              .scan64 = Large::scan, .compact64 = Large::compact, .partition64 = Large::partition,

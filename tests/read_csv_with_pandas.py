@@ -41,7 +41,7 @@ def main():
         assert table[column].nunique() == 1, (column, table[column].unique())
     assert table["run_id"][0] == context["run_id"], (table["run_id"][0], context["run_id"])
     assert table["date"][0] == context["date"]
-    assert table["mode"][0] == "hot"
+    assert table["mode"][0] == "cold"
     assert str(table["size"].dtype) == "int64", table["size"].dtype
     assert str(table["npot"].dtype) == "bool", table["npot"].dtype
     cpu = table[table["backend"] == "cpu"]

@@ -172,8 +172,14 @@ TEST(Errors, NegativeSizeThrowsInvalidArgumentEverywhere) {
         if (b.partition) calls.push_back({b.name, "hostPartition", [=] { SC::hostPartition(b, -1, o, i); }});
         if (b.sort) calls.push_back({b.name, "hostSort", [=] { SC::hostSort(b, -1, o, i); }});
         if (b.scan) calls.push_back({b.name, "registry scan", [=] { b.scan(-1, o, i); }});
-        if (b.compact) calls.push_back({b.name, "registry compact", [=] { b.compact(-1, o, i, keep); }});
-        if (b.partition) calls.push_back({b.name, "registry partition", [=] { b.partition(-1, o, i, keep); }});
+        if (b.compact) calls.push_back({b.name, "registry compact", [=] {
+            int kept = 0;
+            b.compact(-1, o, i, keep, &kept);
+        }});
+        if (b.partition) calls.push_back({b.name, "registry partition", [=] {
+            int kept = 0;
+            b.partition(-1, o, i, keep, &kept);
+        }});
         if (b.sort) calls.push_back({b.name, "registry sort", [=] { b.sort(-1, o, i); }});
     }
     for (const Call &c : calls) {

@@ -16,6 +16,8 @@
 
 #include <gtest/gtest.h>
 
+#include "test_support.h"
+
 #include <stream_compaction/common.h>
 
 #include "cli.h"
@@ -34,14 +36,15 @@ Row passedRow(Op op, long long size, double medianMs) {
     row.op = op;
     row.backend = "efficient";
     row.size = size;
-    row.timing = {medianMs, medianMs / 2, medianMs * 2, 5};
+    row.timing = TestSupport::timingOf(medianMs, medianMs / 2, medianMs * 2, 5);
     return row;
 }
 
 TEST(Figures, BandwidthCopyFractionAndSpeedupsByHand) {
     // A compaction of 1000 elements keeping 250 moves 4 x 1000 + 4 x 250 = 5000 bytes.
     Row row = passedRow(Op::Compact, 1000, 0.5);
-    Harness::addFigures(row, 250, 2.0, 0.25, 0.02);
+    Harness::addFigures(row, 250, TestSupport::timingOf(2.0, 2.0, 2.0, 5), TestSupport::timingOf(0.25, 0.25, 0.25, 5),
+                        {.GBs = 0.02, .noise = 0, .samples = 15});
     ASSERT_TRUE(row.bandwidthGBs && row.copyFraction && row.speedupVsCpu && row.speedupVsCub);
     EXPECT_DOUBLE_EQ(*row.bandwidthGBs, 5000 / 0.5e6);  // 0.01 GB/s
     EXPECT_DOUBLE_EQ(*row.copyFraction, 0.5);          // 0.01 of 0.02
@@ -50,7 +53,7 @@ TEST(Figures, BandwidthCopyFractionAndSpeedupsByHand) {
 
     // A scan of 2^20 ints moves 8 MiB: in 1 ms, 8.388608 GB/s.
     Row scan = passedRow(Op::Scan, 1 << 20, 1.0);
-    Harness::addFigures(scan, 0, std::nullopt, std::nullopt, 0);
+    Harness::addFigures(scan, 0, std::nullopt, std::nullopt, {});
     ASSERT_TRUE(scan.bandwidthGBs);
     EXPECT_DOUBLE_EQ(*scan.bandwidthGBs, 8.388608);
     EXPECT_FALSE(scan.copyFraction);  // no copy measured (no GPU)

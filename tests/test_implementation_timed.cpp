@@ -61,7 +61,7 @@ TEST(ImplementationTimed, TheRowTakesHostArraysAndItsOwnTimer) {
     EXPECT_FALSE(StreamCompaction::takesHostArrays(*naive));
     // The warm-up reads 1.0; the five timed calls 2, 3, 4, 5, 6: median 4.
     const Harness::Run result = runFake({1.0f, 2.0f, 3.0f, 4.0f, 5.0f, 6.0f});
-    EXPECT_EQ(result.timing.reps, 5);
+    EXPECT_EQ(result.timing.samples, 5);
     EXPECT_DOUBLE_EQ(result.timing.medianMs, 4.0);
     EXPECT_DOUBLE_EQ(result.timing.minMs, 2.0);
     EXPECT_DOUBLE_EQ(result.timing.maxMs, 6.0);
@@ -86,7 +86,7 @@ TEST(ImplementationTimed, NegativeAndNanReadingsAreNotesAndNanIsLeftOutOfTheFigu
     const Harness::Run result = runFake({1.0f, -2.0f, nan, 3.0f, nan, 5.0f});
     EXPECT_NE(result.timing.note.find("a negative time on 1 of 5 calls"), std::string::npos) << result.timing.note;
     EXPECT_NE(result.timing.note.find("NaN on 2 of 5 calls"), std::string::npos) << result.timing.note;
-    EXPECT_EQ(result.timing.reps, 3);  // -2, 3 and 5
+    EXPECT_EQ(result.timing.samples, 3);  // -2, 3 and 5
     EXPECT_DOUBLE_EQ(result.timing.medianMs, 3.0);
 }
 

@@ -16,6 +16,8 @@
 
 #include <gtest/gtest.h>
 
+#include "test_support.h"
+
 #include "reporters.h"
 
 namespace {
@@ -170,7 +172,7 @@ Row cpuRow() {
     row.op = Op::Compact;
     row.backend = "cpu";
     row.size = 1024;
-    row.timing = {2.5, 2.0, 3.0, 5};
+    row.timing = TestSupport::timingOf(2.5, 2.0, 3.0, 5);
     row.kept = 768;
     row.bandwidthGBs = 2.8;
     return row;
@@ -180,7 +182,7 @@ Row gpuRow() {
     Row row = cpuRow();
     row.backend = "efficient";
     row.blockSize = 256;
-    row.timing = {0.25, 0.2, 0.5, 5};
+    row.timing = TestSupport::timingOf(0.25, 0.2, 0.5, 5);
     row.copyFraction = 0.01;
     row.speedupVsCpu = 10;
     return row;
@@ -289,11 +291,13 @@ TEST(CsvReporter, ReadsBackHeaderAndRows) {
     EXPECT_TRUE(comments.empty());
 
     ASSERT_EQ(records.size(), 5u);
-    const std::vector<std::string> header = {"run_id", "date", "gpu", "mode",
-                                             "op",     "backend",        "size",           "npot",
-                                             "block_size", "median_ms",  "min_ms",         "max_ms",
-                                             "reps",   "bandwidth_GBps", "copy_fraction",  "speedup_vs_cpu",
-                                             "speedup_vs_cub", "kept",   "verified",       "note"};
+    const std::vector<std::string> header = {
+        "run_id",           "date",               "gpu",         "mode",           "op",
+        "backend",          "size",               "npot",        "block_size",     "median_ms",
+        "mean_ms",          "noise_pct",          "min_ms",      "max_ms",         "samples",
+        "timed",            "launch_bound",       "bandwidth_GBps", "copy_fraction", "copy_fraction_low",
+        "copy_fraction_high", "speedup_vs_cpu",   "speedup_vs_cpu_low", "speedup_vs_cpu_high", "speedup_vs_cub",
+        "speedup_vs_cub_low", "speedup_vs_cub_high", "kept",     "verified",       "note"};
     EXPECT_EQ(records[0], header);
     std::vector<std::map<std::string, std::string>> rows;
     for (std::size_t r = 1; r < records.size(); ++r) {
@@ -306,7 +310,7 @@ TEST(CsvReporter, ReadsBackHeaderAndRows) {
         EXPECT_EQ(row["run_id"], "20250131T120000Z-3fa2");
         EXPECT_EQ(row["date"], "2025-01-31T12:00:00Z");
         EXPECT_EQ(row["gpu"], "NVIDIA H200");
-        EXPECT_EQ(row["mode"], "hot");
+        EXPECT_EQ(row["mode"], "cold");
     }
     EXPECT_EQ(rows[0]["op"], "compact");
     EXPECT_EQ(rows[0]["backend"], "cpu");
@@ -316,7 +320,7 @@ TEST(CsvReporter, ReadsBackHeaderAndRows) {
     EXPECT_EQ(rows[0]["median_ms"], "2.5");
     EXPECT_EQ(rows[0]["min_ms"], "2");
     EXPECT_EQ(rows[0]["max_ms"], "3");
-    EXPECT_EQ(rows[0]["reps"], "5");
+    EXPECT_EQ(rows[0]["samples"], "5");
     EXPECT_EQ(rows[0]["bandwidth_GBps"], "2.8");
     EXPECT_EQ(rows[0]["kept"], "768");
     EXPECT_EQ(rows[0]["verified"], "passed");
@@ -346,7 +350,7 @@ TEST(ContextReporter, WritesTheContextAsOneJsonObject) {
     const Json context = JsonReader(text).document();
     EXPECT_EQ(context["run_id"].string, "20250131T120000Z-3fa2");
     EXPECT_EQ(context["date"].string, "2025-01-31T12:00:00Z");
-    EXPECT_EQ(context["mode"].string, "hot");
+    EXPECT_EQ(context["mode"].string, "cold");
     EXPECT_EQ(context["gpu"].string, "NVIDIA H200");
     EXPECT_EQ(context["sm_count"].number, 132);
     EXPECT_EQ(context["copy_bandwidth_GBps"].number, 3900.5);
@@ -394,7 +398,7 @@ TEST(JsonReporter, ReadsBackContextAndRows) {
     EXPECT_EQ(context["seed"].number, 565);
     EXPECT_EQ(context["git_revision"].string, "abc1234");
     EXPECT_EQ(context["run_id"].string, "20250131T120000Z-3fa2");
-    EXPECT_EQ(context["mode"].string, "hot");
+    EXPECT_EQ(context["mode"].string, "cold");
 
     const std::vector<Json> &rows = document["rows"].array;
     ASSERT_EQ(rows.size(), 4u);
@@ -554,8 +558,8 @@ TEST(TextReporter, NumbersAlignRightAndSizesLeft) {
     Row cpuCompanion = cpu, gpuCompanion = gpu;
     cpuCompanion.size = gpuCompanion.size = 1021;
     cpuCompanion.npot = gpuCompanion.npot = true;
-    cpuCompanion.timing = {12.5, 10, 15, 5};
-    gpuCompanion.timing = {125.5, 100.25, 150, 5};
+    cpuCompanion.timing = TestSupport::timingOf(12.5, 10, 15, 5);
+    gpuCompanion.timing = TestSupport::timingOf(125.5, 100.25, 150, 5);
     gpuCompanion.bandwidthGBs = 1234.5;
     gpuCompanion.speedupVsCpu = 123.4;
     gpuCompanion.speedupVsCub = 0.5;
@@ -601,7 +605,7 @@ TEST(MarkdownReporter, FiguresChangeFormatAtTheirBoundaries) {
     };
     for (const Case &c : cases) {
         Row row = gpuRow();
-        row.timing = {c.ms, c.ms, c.ms, 5};
+        row.timing = TestSupport::timingOf(c.ms, c.ms, c.ms, 5);
         row.bandwidthGBs = c.gbs;
         row.copyFraction.reset();
         row.speedupVsCpu = c.ratio;

@@ -10,8 +10,46 @@
 
 #include <stream_compaction/common.h>
 #include <stream_compaction/errors.h>
+#include <stream_compaction/predicate.h>
+
+#include "runner.h"
 
 namespace TestSupport {
+
+/** A timing of `samples` calls with these median, min and max (mean = median, no spread). */
+inline Harness::Timing timingOf(double medianMs, double minMs, double maxMs, int samples) {
+    Harness::Timing timing;
+    timing.samples = samples;
+    timing.meanMs = medianMs;
+    timing.medianMs = medianMs;
+    timing.minMs = minMs;
+    timing.maxMs = maxMs;
+    return timing;
+}
+
+/**
+ * Where a fake back end's compaction puts its count (Backend::compact): in device memory
+ * for a fake on the GPU, in host memory for one on the CPU.
+ */
+inline void storeKept(int count, int *kept, bool onDevice) {
+    if (onDevice) {
+        StreamCompaction::Common::checkCuda(cudaMemcpy(kept, &count, sizeof count, cudaMemcpyHostToDevice),
+                                            "cudaMemcpy", __FILE__, __LINE__);
+    } else {
+        *kept = count;
+    }
+}
+
+/**
+ * A registry compaction or partition (Backend::compact, Backend::partition) on device
+ * arrays, with its count read back from the device: 0 for n = 0, where calls write none.
+ */
+inline int deviceKept(void (*entry)(int, int *, const int *, StreamCompaction::Predicate, int *), int n, int *dOut,
+                      const int *dIn, StreamCompaction::Predicate keep) {
+    StreamCompaction::Common::DeviceBuffer<int> kept(1);
+    entry(n, dOut, dIn, keep, kept.get());
+    return n > 0 ? StreamCompaction::Common::downloadValue(kept.get()) : 0;
+}
 
 /** The edge sizes: empty, tiny, around warps and blocks, and large. */
 inline const std::vector<int> &edgeSizes() {

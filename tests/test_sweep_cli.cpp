@@ -343,7 +343,7 @@ TEST(Sweep, CpuOnlyEndToEnd) {
             const double minMs = std::stod(row[column("min_ms")]), medianMs = std::stod(row[column("median_ms")]);
             EXPECT_LE(minMs, medianMs);
             EXPECT_LE(medianMs, std::stod(row[column("max_ms")]));
-            EXPECT_EQ(row[column("reps")], "2");
+            EXPECT_EQ(row[column("samples")], "2");
         } else {
             EXPECT_EQ(verified, "skipped");
             EXPECT_EQ(row[column("note")], "no CUDA device");
@@ -363,7 +363,7 @@ TEST(Sweep, CpuOnlyEndToEnd) {
     context << contextFile.rdbuf();
     EXPECT_EQ(context.str().rfind("{", 0), 0u) << context.str();
     EXPECT_NE(context.str().find("\"git_revision\": "), std::string::npos) << context.str();
-    EXPECT_NE(context.str().find("\"mode\": \"hot\""), std::string::npos) << context.str();
+    EXPECT_NE(context.str().find("\"mode\": \"cold\""), std::string::npos) << context.str();
     std::remove(contextPath.c_str());
 }
 
@@ -549,7 +549,8 @@ TEST(Sweep, AFailedWriteThrowsAndTheOtherReportsEnd) {
     EXPECT_NE(message.find("cannot write '" + path + "': " + std::strerror(ENOSPC)), std::string::npos) << message;
     // JsonReporter's ending, marked incomplete with the error.
     const std::string ending =
-        "\n  ],\n  \"complete\": false,\n  \"stopped\": \"cannot write '" + path + "': " + std::strerror(ENOSPC) + "\"\n}\n";
+        "\n  ],\n  \"warnings\": [],\n  \"complete\": false,\n  \"stopped\": \"cannot write '" + path + "': " +
+        std::strerror(ENOSPC) + "\"\n}\n";
     ASSERT_GE(out.size(), ending.size()) << out;
     EXPECT_EQ(out.substr(out.size() - ending.size()), ending) << out;
 }

@@ -12,6 +12,8 @@
 
 #include <gtest/gtest.h>
 
+#include "test_support.h"
+
 #include <reference.hpp>
 #include <testing_helpers.hpp>
 #include <stream_compaction/cpu.h>
@@ -74,7 +76,7 @@ TEST(TextbookWorkedExample, Section62ThreeKernelsOverEightBlocks) {
     EXPECT_EQ(slice(output, 0, 683), TestingHelpers::referenceCompact(input, Predicate::multipleOf(3)));
     // compactDevice() is the same three kernels without the figures.
     const std::vector<int> again = TextbookTests::runPoisoned(input, [&](int *dOut, const int *dIn) {
-        EXPECT_EQ(Textbook::backend().compact(2048, dOut, dIn, Predicate::multipleOf(3)), 683);
+        EXPECT_EQ(TestSupport::deviceKept(Textbook::backend().compact, 2048, dOut, dIn, Predicate::multipleOf(3)), 683);
     });
     EXPECT_EQ(slice(again, 0, 683), slice(output, 0, 683));
 }
@@ -85,13 +87,13 @@ TEST(TextbookWorkedExample, Section63StablePartitionKeepsBothSidesInOrder) {
     // The hand trace: 0..7, multiples of 3 first.
     int kept = -1;
     const std::vector<int> traced = TextbookTests::runPoisoned(
-        iota(8), [&](int *dOut, const int *dIn) { kept = Textbook::backend().partition(8, dOut, dIn, Predicate::multipleOf(3)); });
+        iota(8), [&](int *dOut, const int *dIn) { kept = TestSupport::deviceKept(Textbook::backend().partition, 8, dOut, dIn, Predicate::multipleOf(3)); });
     EXPECT_EQ(kept, 3);
     EXPECT_EQ(traced, std::vector<int>({0, 3, 6, 1, 2, 4, 5, 7}));
     // The kernel's run: 0..255.
     const std::vector<int> input = iota(256);
     const std::vector<int> output = TextbookTests::runPoisoned(
-        input, [&](int *dOut, const int *dIn) { kept = Textbook::backend().partition(256, dOut, dIn, Predicate::multipleOf(3)); });
+        input, [&](int *dOut, const int *dIn) { kept = TestSupport::deviceKept(Textbook::backend().partition, 256, dOut, dIn, Predicate::multipleOf(3)); });
     EXPECT_EQ(kept, 86);
     EXPECT_EQ(slice(output, 0, 6), std::vector<int>({0, 3, 6, 9, 12, 15}));
     EXPECT_EQ(slice(output, 83, 89), std::vector<int>({249, 252, 255, 1, 2, 4}));

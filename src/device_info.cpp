@@ -1,9 +1,11 @@
 #include "device_info.h"
 
 #include <algorithm>
+#include <cstring>
 #include <vector>
 
 #include <cuda_runtime_api.h>
+#include <fmt/format.h>
 
 #include <stream_compaction/common.h>
 #include <stream_compaction/device_memory.h>
@@ -14,6 +16,15 @@ namespace Harness {
 
 namespace Common = StreamCompaction::Common;
 
+std::string gpuUuidText(const unsigned char (&bytes)[16]) {
+    std::string text = "GPU-";
+    for (int i = 0; i < 16; ++i) {
+        if (i == 4 || i == 6 || i == 8 || i == 10) text += '-';
+        text += fmt::format("{:02x}", bytes[i]);
+    }
+    return text;
+}
+
 DeviceInfo deviceInfo() {
     int device = 0;
     SC_CUDA_CHECK(cudaGetDevice(&device));
@@ -21,6 +32,9 @@ DeviceInfo deviceInfo() {
     SC_CUDA_CHECK(cudaGetDeviceProperties(&properties, device));
     DeviceInfo info;
     info.name = properties.name;
+    unsigned char uuid[16];
+    std::memcpy(uuid, properties.uuid.bytes, sizeof uuid);
+    info.uuid = gpuUuidText(uuid);
     info.computeMajor = properties.major;
     info.computeMinor = properties.minor;
     info.multiprocessors = properties.multiProcessorCount;
@@ -28,6 +42,9 @@ DeviceInfo deviceInfo() {
     int memoryClockKHz = 0, busWidthBits = 0;
     SC_CUDA_CHECK(cudaDeviceGetAttribute(&memoryClockKHz, cudaDevAttrMemoryClockRate, device));
     SC_CUDA_CHECK(cudaDeviceGetAttribute(&busWidthBits, cudaDevAttrGlobalMemoryBusWidth, device));
+    int l2Bytes = 0;
+    SC_CUDA_CHECK(cudaDeviceGetAttribute(&l2Bytes, cudaDevAttrL2CacheSize, device));
+    info.l2CacheBytes = static_cast<std::size_t>(l2Bytes);
     info.theoreticalBandwidthGBs = 2.0 * memoryClockKHz * 1e3 * (busWidthBits / 8.0) / 1e9;
     SC_CUDA_CHECK(cudaDriverGetVersion(&info.driverVersion));
     SC_CUDA_CHECK(cudaRuntimeGetVersion(&info.runtimeVersion));

@@ -12,14 +12,19 @@ namespace Harness {
 /** What a report says about the GPU it ran on. */
 struct DeviceInfo {
     std::string name;
+    std::string uuid;  // "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx", as nvidia-smi -L names it
     int computeMajor = 0;
     int computeMinor = 0;
     int multiprocessors = 0;
     std::size_t globalMemoryBytes = 0;
+    std::size_t l2CacheBytes = 0;
     double theoreticalBandwidthGBs = 0;  // 2 x memory clock x bus width (DDR)
     int driverVersion = 0;               // e.g. 13000 for 13.0
     int runtimeVersion = 0;
 };
+
+/** A GPU's 16-byte UUID (cudaDeviceProp::uuid) as nvidia-smi writes it: "GPU-" and 8-4-4-4-12 hex digits. */
+std::string gpuUuidText(const unsigned char (&bytes)[16]);
 
 /** The current device's description; throws CudaError without a device. */
 DeviceInfo deviceInfo();

@@ -53,8 +53,18 @@ std::string bytesCountedText() {
     return fmt::format("{}", fmt::join(parts, ", "));
 }
 
+// The clock-limit reasons of a GPU reading: the ones that slow a benchmark down, "none",
+// or "unavailable".
+std::string throttleField(const GpuState &state) {
+    if (!state.throttleReasons) return "unavailable";
+    const std::string text = throttleText(*state.throttleReasons);
+    return text.empty() ? "none" : text;
+}
+
 std::vector<Field> contextFields(const Context &c) {
     const auto gpu = [&c](auto get) -> Value { return c.gpu ? Value(get(*c.gpu)) : Value(); };
+    const auto reading = [](const auto &value) { return value ? maybe(value) : Value(std::string("unavailable")); };
+    const GpuState &start = c.gpuStateAtStart;
     return {
         {"run_id", "Run", c.runId},
         {"date", "Date", c.date},
@@ -62,11 +72,13 @@ std::vector<Field> contextFields(const Context &c) {
         {"command_line", "Command", c.commandLine},
         {"version", "Program version", c.version},
         {"gpu", "GPU", c.gpu ? c.gpu->name : "none (no CUDA device)"},
+        {"gpu_uuid", "GPU UUID", gpu([](const DeviceInfo &d) { return d.uuid; })},
         {"compute_capability", "Compute capability",
          gpu([](const DeviceInfo &d) { return fmt::format("{}.{}", d.computeMajor, d.computeMinor); })},
         {"sm_count", "SMs", gpu([](const DeviceInfo &d) { return static_cast<long long>(d.multiprocessors); })},
         {"gpu_memory_GiB", "GPU memory, GiB",
          gpu([](const DeviceInfo &d) { return d.globalMemoryBytes / double(1ULL << 30); })},
+        {"l2_cache_MiB", "L2 cache, MiB", gpu([](const DeviceInfo &d) { return d.l2CacheBytes / double(1ULL << 20); })},
         {"theoretical_bandwidth_GBps", "Theoretical memory bandwidth, GB/s",
          gpu([](const DeviceInfo &d) { return d.theoreticalBandwidthGBs; })},
         {"copy_bandwidth_GBps", "Measured device-to-device copy bandwidth, GB/s",
@@ -82,6 +94,15 @@ std::vector<Field> contextFields(const Context &c) {
         {"l2_flush", "L2 flush before a cold call", c.gpu ? Value(c.l2Flush) : Value()},
         {"driver_version", "CUDA driver", gpu([](const DeviceInfo &d) { return versionText(d.driverVersion); })},
         {"runtime_version", "CUDA runtime", gpu([](const DeviceInfo &d) { return versionText(d.runtimeVersion); })},
+        {"sm_clock_MHz_at_start", "SM clock at the start, MHz", reading(start.smClockMHz)},
+        {"memory_clock_MHz_at_start", "Memory clock at the start, MHz", reading(start.memoryClockMHz)},
+        {"temperature_C_at_start", "GPU temperature at the start, C", reading(start.temperatureC)},
+        {"power_W_at_start", "GPU power at the start, W", reading(start.powerW)},
+        {"throttle_at_start", "Clock limits at the start", throttleField(start)},
+        {"nvcc_version", "nvcc", c.nvccVersion},
+        {"cuda_flags", "CUDA flags", c.cudaFlags},
+        {"cuda_architectures", "CUDA architectures", c.cudaArchitectures},
+        {"cccl_version", "CCCL", c.ccclVersion},
         {"host_cpu", "Host CPU", c.hostCpu},
         {"build_type", "Build type", c.buildType},
         {"git_revision", "Git revision", c.gitRevision},

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "device_info.h"
+#include "gpu_state.h"
 #include "runner.h"
 #include "statistics.h"
 
@@ -44,6 +45,11 @@ struct Context {
     std::string hostCpu;
     std::string buildType;
     std::string gitRevision;
+    std::string nvccVersion;        // the CUDA compiler's: "13.0.88"
+    std::string cudaFlags;          // CMAKE_CUDA_FLAGS and the build type's: "-O3 -DNDEBUG"
+    std::string cudaArchitectures;  // "90", "75-real,80-real,120", "native (90-real)"
+    std::string ccclVersion;        // "CCCL 3.0.1 (CUB 3.0.1, Thrust 3.0.1)"
+    GpuState gpuStateAtStart;       // read before the copy measurement; empty without NVML
     std::uint64_t seed = 0;
     int reps = 0;
     int warmup = 0;

@@ -14,12 +14,14 @@
 #include <fmt/format.h>
 
 #include <stream_compaction/backends.h>
+#include <stream_compaction/cccl_version.h>
 #include <stream_compaction/device_memory.h>
 #include <stream_compaction/errors.h>
 #include <stream_compaction/launch.h>
 #include <stream_compaction/measurement.h>
 
 #include "device_info.h"
+#include "gpu_state.h"
 #include "platform.h"
 #include "reporters.h"
 #include "runner.h"
@@ -150,6 +152,12 @@ Context sweepContext(const Options &options, Floors &floors, CopyCeiling &copy) 
     context.hostCpu = hostCpuModel();
     context.buildType = SC_BUILD_TYPE;
     context.gitRevision = SC_GIT_REVISION;
+    context.nvccVersion = SC_NVCC_VERSION;
+    const std::string flags = SC_CUDA_FLAGS, configFlags = SC_CUDA_CONFIG_FLAGS;
+    context.cudaFlags = flags.empty() || configFlags.empty() ? flags + configFlags : flags + " " + configFlags;
+    context.cudaArchitectures = SC_CUDA_ARCHITECTURES;
+    context.ccclVersion = Common::ccclVersionText();
+    context.gpuStateAtStart = readGpuState();  // before the copy measurement warms the GPU up
     context.seed = options.seed;
     context.reps = options.reps;
     context.warmup = options.warmup;

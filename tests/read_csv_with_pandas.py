@@ -50,6 +50,19 @@ def main():
     assert (cpu["min_ms"] <= cpu["median_ms"]).all() and (cpu["median_ms"] <= cpu["max_ms"]).all()
     assert sorted(set(table["size"])) == [253, 256, 1000], sorted(set(table["size"]))
     assert "gt:1" in context["command_line"]
+    # The context also names the GPU's UUID and L2, the build's compiler, flags,
+    # architectures and CCCL, and the GPU's state at the start ("unavailable" without NVML).
+    for key in ["gpu_uuid", "l2_cache_MiB", "nvcc_version", "cuda_flags", "cuda_architectures", "cccl_version",
+                "sm_clock_MHz_at_start", "memory_clock_MHz_at_start", "temperature_C_at_start", "power_W_at_start",
+                "throttle_at_start"]:
+        assert key in context, (key, sorted(context))
+    assert context["nvcc_version"].split(".")[0].isdigit(), context["nvcc_version"]
+    assert context["cccl_version"].startswith("CCCL "), context["cccl_version"]
+    assert context["cuda_architectures"], context["cuda_architectures"]
+    if table["gpu"][0] == "none":
+        assert context["gpu_uuid"] is None, context["gpu_uuid"]
+    else:
+        assert context["gpu_uuid"].startswith("GPU-") and len(context["gpu_uuid"]) == 40, context["gpu_uuid"]
     print(f"ok: pandas.read_csv read {len(table)} rows of {len(table.columns)} columns")
 
 

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <functional>
+#include <regex>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -9,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <stream_compaction/backends.h>
+#include <stream_compaction/cccl_version.h>
 #include <stream_compaction/common.h>
 #include <stream_compaction/cpu.h>
 #include <stream_compaction/cub.h>
@@ -222,6 +224,19 @@ TEST(Errors, OutOfMemorySaysHowMuchWasNeeded) {
     // Not sticky: the device still works.
     Common::DeviceBuffer<int> small(16);
     small.fillBytes(0, 16);
+}
+
+// CCCL's version (MMMmmmppp) and CUB's and Thrust's (MMMmmmpp) are decoded each by its
+// own scheme; one release carries all three, so they read the same.
+TEST(CcclVersion, NamesOneReleaseOfCcclCubAndThrust) {
+    const std::string text = StreamCompaction::Common::ccclVersionText();
+    const std::regex form(R"(CCCL (\d+\.\d+\.\d+|unknown) \(CUB (\d+\.\d+\.\d+), Thrust (\d+\.\d+\.\d+)\))");
+    std::smatch parts;
+    ASSERT_TRUE(std::regex_match(text, parts, form)) << text;
+    EXPECT_EQ(parts[3], parts[2]) << text;
+    if (parts[1] != "unknown") {
+        EXPECT_EQ(parts[2], parts[1]) << text;
+    }
 }
 
 }  // namespace

@@ -148,6 +148,8 @@ Context sampleContext() {
     context.version = "0.1.0";
     Harness::DeviceInfo gpu;
     gpu.name = "NVIDIA H200";
+    gpu.uuid = "GPU-0a1b2c3d-4e5f-6071-8293-a4b5c6d7e8f9";
+    gpu.l2CacheBytes = 60 << 20;
     gpu.computeMajor = 9;
     gpu.multiprocessors = 132;
     gpu.theoreticalBandwidthGBs = 4800;
@@ -160,6 +162,15 @@ Context sampleContext() {
     context.hostCpu = "AMD EPYC";
     context.buildType = "Release";
     context.gitRevision = "abc1234";
+    context.nvccVersion = "13.0.88";
+    context.cudaFlags = "-O3 -DNDEBUG";
+    context.cudaArchitectures = "75-real,90-real,120";
+    context.ccclVersion = "CCCL 3.0.1 (CUB 3.0.1, Thrust 3.0.1)";
+    context.gpuStateAtStart.smClockMHz = 1980;
+    context.gpuStateAtStart.memoryClockMHz = 2619;
+    context.gpuStateAtStart.temperatureC = 34;
+    context.gpuStateAtStart.powerW = 75.5;
+    context.gpuStateAtStart.throttleReasons = Harness::ThrottleReason::kGpuIdle | Harness::ThrottleReason::kSwPowerCap;
     context.seed = 565;
     context.reps = 5;
     context.warmup = 1;
@@ -482,6 +493,62 @@ TEST(JsonReporter, WithoutAGpuTheGpuFieldsAreNull) {
     EXPECT_EQ(document["context"]["sm_count"].kind, Json::Kind::Null);
     EXPECT_EQ(document["context"]["copy_bandwidth_GBps"].kind, Json::Kind::Null);
     EXPECT_TRUE(document["rows"].array.empty());
+}
+
+// The context of a JSON report, as a program reads it back.
+Json jsonContext(const Context &context) {
+    std::FILE *file = std::tmpfile();
+    auto reporter = Harness::makeReporter(Format::Json, file, "the test file");
+    reporter->begin(context);
+    reporter->end();
+    std::rewind(file);
+    std::string text;
+    for (int c = std::fgetc(file); c != EOF; c = std::fgetc(file)) text += static_cast<char>(c);
+    std::fclose(file);
+    return JsonReader(text).document()["context"];
+}
+
+TEST(JsonReporter, ContextNamesTheGpuTheBuildAndTheGpuStateAtTheStart) {
+    const Json context = jsonContext(sampleContext());
+    EXPECT_EQ(context["gpu_uuid"].string, "GPU-0a1b2c3d-4e5f-6071-8293-a4b5c6d7e8f9");
+    EXPECT_EQ(context["l2_cache_MiB"].number, 60);
+    EXPECT_EQ(context["nvcc_version"].string, "13.0.88");
+    EXPECT_EQ(context["cuda_flags"].string, "-O3 -DNDEBUG");
+    EXPECT_EQ(context["cuda_architectures"].string, "75-real,90-real,120");
+    EXPECT_EQ(context["cccl_version"].string, "CCCL 3.0.1 (CUB 3.0.1, Thrust 3.0.1)");
+    EXPECT_EQ(context["sm_clock_MHz_at_start"].number, 1980);
+    EXPECT_EQ(context["memory_clock_MHz_at_start"].number, 2619);
+    EXPECT_EQ(context["temperature_C_at_start"].number, 34);
+    EXPECT_EQ(context["power_W_at_start"].number, 75.5);
+    EXPECT_EQ(context["throttle_at_start"].string, "SW power cap");  // idle is not named
+
+    const std::string text = report(Format::Text, {});
+    EXPECT_NE(text.find("  GPU UUID: GPU-0a1b2c3d-4e5f-6071-8293-a4b5c6d7e8f9\n"), std::string::npos) << text;
+    EXPECT_NE(text.find("  SM clock at the start, MHz: 1980\n"), std::string::npos) << text;
+    EXPECT_NE(text.find("  CCCL: CCCL 3.0.1 (CUB 3.0.1, Thrust 3.0.1)\n"), std::string::npos) << text;
+}
+
+// Without NVML every reading of the state at the start says so; without a limiting
+// reason the limits read "none".
+TEST(JsonReporter, WithoutNvmlTheGpuStateReadsUnavailable) {
+    Context context = sampleContext();
+    context.gpuStateAtStart = {};
+    Json fields = jsonContext(context);
+    for (const char *key : {"sm_clock_MHz_at_start", "memory_clock_MHz_at_start", "temperature_C_at_start",
+                            "power_W_at_start", "throttle_at_start"}) {
+        EXPECT_EQ(fields[key].kind, Json::Kind::String) << key;
+        EXPECT_EQ(fields[key].string, "unavailable") << key;
+    }
+    context.gpuStateAtStart.throttleReasons = Harness::ThrottleReason::kGpuIdle;
+    EXPECT_EQ(jsonContext(context)["throttle_at_start"].string, "none");
+}
+
+TEST(DeviceInfo, UuidReadsAsNvidiaSmiWritesIt) {
+    const unsigned char bytes[16] = {0x0a, 0x1b, 0x2c, 0x3d, 0x4e, 0x5f, 0x60, 0x71,
+                                     0x82, 0x93, 0xa4, 0xb5, 0xc6, 0xd7, 0xe8, 0xf9};
+    EXPECT_EQ(Harness::gpuUuidText(bytes), "GPU-0a1b2c3d-4e5f-6071-8293-a4b5c6d7e8f9");
+    const unsigned char zeros[16] = {};
+    EXPECT_EQ(Harness::gpuUuidText(zeros), "GPU-00000000-0000-0000-0000-000000000000");
 }
 
 TEST(MarkdownReporter, TablesPasteIntoAReadme) {

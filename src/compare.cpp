@@ -41,11 +41,12 @@ struct JsonValue {
     enum class Kind { Null, Bool, Number, String, Array, Object } kind = Kind::Null;
     std::string text;  // a string's value, a number as written, "true" or "false"
     std::vector<JsonValue> items;
-    std::vector<std::pair<std::string, JsonValue>> members;
+    std::vector<std::string> keys;  // an object's members: keys[i] names values[i]
+    std::vector<JsonValue> values;
 
     const JsonValue *member(const std::string &key) const {
-        for (const auto &[name, value] : members)
-            if (name == key) return &value;
+        for (std::size_t i = 0; i < keys.size(); ++i)
+            if (keys[i] == key) return &values[i];
         return nullptr;
     }
 };
@@ -102,9 +103,9 @@ private:
             if (consume('}')) return value;
             do {
                 skipSpace();
-                std::string key = parseString();
+                value.keys.push_back(parseString());
                 expect(':');
-                value.members.emplace_back(std::move(key), parseValue(depth + 1));
+                value.values.push_back(parseValue(depth + 1));
             } while (consume(','));
             expect('}');
         } else if (c == '[') {
@@ -127,7 +128,7 @@ private:
         } else {
             value.kind = JsonValue::Kind::Number;
             const std::size_t start = at_;
-            while (at_ < text_.size() && std::strchr("+-.eE0123456789", text_[at_])) ++at_;
+            while (at_ < text_.size() && text_[at_] != '\0' && std::strchr("+-.eE0123456789", text_[at_])) ++at_;
             value.text = text_.substr(start, at_ - start);
             char *end = nullptr;
             std::strtod(value.text.c_str(), &end);
@@ -217,8 +218,9 @@ private:
 // The fields of a JSON object whose values are scalars (nested values are left out).
 Fields scalarFields(const JsonValue &object) {
     Fields fields;
-    for (const auto &[key, value] : object.members) {
-        if (value.kind != JsonValue::Kind::Array && value.kind != JsonValue::Kind::Object) fields[key] = value.text;
+    for (std::size_t i = 0; i < object.keys.size(); ++i) {
+        const JsonValue &value = object.values[i];
+        if (value.kind != JsonValue::Kind::Array && value.kind != JsonValue::Kind::Object) fields[object.keys[i]] = value.text;
     }
     return fields;
 }
@@ -313,9 +315,7 @@ void readJsonReport(Report &report, const std::string &text) {
     for (const JsonValue &row : rows->items) {
         if (row.kind != JsonValue::Kind::Object)
             throw BadInput(fmt::format("{} '{}' is not a sweep report: a row is not an object", report.name, report.path));
-        std::vector<std::string> columns;
-        for (const auto &member : row.members) columns.push_back(member.first);
-        checkColumns(report, columns);
+        checkColumns(report, row.keys);
         report.rows.push_back(scalarFields(row));
     }
 }
@@ -511,11 +511,9 @@ Comparison compare(const Report &base, const Report &next) {
     }
     const auto baseRows = byKey(base, result.warnings);
     const auto newRows = byKey(next, result.warnings);
-    std::map<std::string, bool> seen;
     for (const Fields &row : base.rows) {
         const std::string key = rowKey(row);
-        if (seen[key] || baseRows.at(key) != &row) continue;
-        seen[key] = true;
+        if (baseRows.at(key) != &row) continue;  // a repeat
         Entry entry;
         entry.row = &row;
         const auto other = newRows.find(key);

@@ -629,7 +629,12 @@ int parseCommandLine(int argc, const char *const *argv, Options &options) {
                  "  cis565_stream_compaction --sizes 2^24 --block-sizes 2^7:2^10 \\\n"
                  "      --backends naive,efficient,textbook,shared --ops scan,compact --format markdown\n"
                  "  cis565_stream_compaction --sizes 2^10:2^28 --ops scan,compact --output sizes.csv\n"
-                 "  cis565_stream_compaction --size 2^24 --block-size 256   # the test sequence at 2^24",
+                 "  cis565_stream_compaction --size 2^24 --block-size 256   # the test sequence at 2^24\n"
+                 "\n"
+                 "Subcommand:\n"
+                 "  cis565_stream_compaction compare BASE NEW [--format FORMAT] [--fail-above 5%]\n"
+                 "      two sweep reports (.json, or .csv) row by row: new / base with its 95% interval and a\n"
+                 "      verdict; --fail-above exits 1 on a slow-down past it beyond the noise (compare --help)",
                  "cis565_stream_compaction"};
     app.set_version_flag("--version", "cis565_stream_compaction " SC_VERSION);
     app.footer("Exit status: 0 every test or cell verified (some may be skipped), 1 one failed, 2 a bad command\n"

@@ -1,19 +1,27 @@
 // cis565_stream_compaction: the course's test sequence by default, a sweep or the grade of
-// a course submission on request.
+// a course submission on request; `compare BASE NEW` compares two sweep reports.
 
 #include <algorithm>
+#include <cstdio>
 #include <exception>
+#include <string>
+#include <string_view>
+#include <vector>
 
 #include <fmt/format.h>
 
 #include <stream_compaction/student.h>
 
 #include "cli.h"
+#include "compare.h"
 #include "course_run.h"
 #include "grade.h"
 #include "sweep.h"
 
 int main(int argc, char **argv) {
+    if (argc > 1 && std::string_view(argv[1]) == "compare") {
+        return Harness::runCompare(std::vector<std::string>(argv + 2, argv + argc), stdout, stderr);
+    }
     // A course submission's rows join the registry before anything reads it.
     StreamCompaction::Student::load();
     Harness::Options options;

@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <stdexcept>
 #include <variant>
 #include <vector>
@@ -13,6 +14,7 @@
 #include <fmt/ranges.h>
 
 #include "cli.h"
+#include "tables.h"
 
 namespace Harness {
 
@@ -360,60 +362,6 @@ private:
 
 // ---- Text and markdown: three tables per op ----
 
-struct Table {
-    std::string title;
-    std::vector<std::string> header;
-    std::vector<std::vector<std::string>> rows;
-};
-
-// Characters as a terminal shows them: UTF-8 continuation bytes do not count.
-std::size_t displayWidth(const std::string &text) {
-    return static_cast<std::size_t>(
-        std::count_if(text.begin(), text.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
-}
-
-std::string padded(const std::string &text, std::size_t width, bool right) {
-    const std::string fill(width - std::min(width, displayWidth(text)), ' ');
-    return right ? fill + text : text + fill;
-}
-
-std::string markdownTable(const Table &table) {
-    const auto line = [](const std::vector<std::string> &cells) {
-        std::string text = "|";
-        for (const std::string &cell : cells) text += " " + cell + " |";
-        return text + "\n";
-    };
-    std::vector<std::string> rule(table.header.size(), "---:");
-    rule.front() = "---";
-    std::string text = fmt::format("**{}**\n\n", table.title) + line(table.header) + line(rule);
-    for (const auto &row : table.rows) text += line(row);
-    return text + "\n";
-}
-
-std::string textTable(const Table &table) {
-    std::vector<std::size_t> widths(table.header.size(), 0);
-    for (std::size_t c = 0; c < widths.size(); ++c) {
-        widths[c] = displayWidth(table.header[c]);
-        for (const auto &row : table.rows) widths[c] = std::max(widths[c], displayWidth(row[c]));
-    }
-    const auto line = [&widths](const std::vector<std::string> &cells) {
-        std::string text;
-        for (std::size_t c = 0; c < cells.size(); ++c) text += "  " + padded(cells[c], widths[c], c > 0);
-        return text + "\n";
-    };
-    std::string rule;
-    for (std::size_t c = 0; c < widths.size(); ++c) rule += "  " + std::string(widths[c], '-');
-    std::string text = table.title + "\n" + line(table.header) + rule + "\n";
-    for (const auto &row : table.rows) text += line(row);
-    return text + "\n";
-}
-
-std::string formatMs(double ms) {
-    if (ms >= 100) return fmt::format("{:.1f}", ms);
-    if (ms >= 1) return fmt::format("{:.3f}", ms);
-    return fmt::format("{:.3g}", ms);
-}
-
 std::string formatRatio(double ratio) {
     return ratio >= 100 ? fmt::format("{:.0f}×", ratio) : fmt::format("{:.3g}×", ratio);
 }
@@ -425,26 +373,19 @@ std::string statusCell(const Row *row) {
     return row->status == Row::Status::Skipped ? "skipped" : "—";
 }
 
-std::string timeCell(const Row *row) {
-    if (!row || row->status != Row::Status::Passed) return statusCell(row);
-    const Timing &t = row->timing;
-    return fmt::format("{} ({}–{})", formatMs(t.medianMs), formatMs(t.minMs), formatMs(t.maxMs));
+// A note as one line of text: a footnote ends at its line's end.
+std::string oneLine(const std::string &text) {
+    std::string line = text;
+    std::replace_if(line.begin(), line.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20; }, ' ');
+    return line;
 }
 
-std::string bandwidthCell(const Row *row) {
-    if (!row || row->status != Row::Status::Passed || !row->bandwidthGBs) return statusCell(row);
-    const double gbs = *row->bandwidthGBs;
-    std::string cell = gbs >= 100 ? fmt::format("{:.0f}", gbs) : fmt::format("{:.1f}", gbs);
-    if (row->copyFraction) cell += fmt::format(" ({:.0f}%)", 100 * *row->copyFraction);
-    return cell;
-}
-
-std::string speedupCell(const Row *row) {
-    if (!row || row->status != Row::Status::Passed) return statusCell(row);
-    std::string cell;
-    if (row->speedupVsCpu) cell = formatRatio(*row->speedupVsCpu) + " cpu";
-    if (row->speedupVsCub) cell += (cell.empty() ? "" : ", ") + formatRatio(*row->speedupVsCub) + " cub";
-    return cell.empty() ? "—" : cell;
+// Code in markdown: fenced by one backtick more than the longest run of them inside.
+std::string markdownCode(const std::string &text) {
+    std::size_t longest = 0, run = 0;
+    for (char c : text) longest = std::max(longest, run = c == '`' ? run + 1 : 0);
+    const std::string fence(longest + 1, '`');
+    return longest ? fence + " " + text + " " + fence : fence + text + fence;
 }
 
 // A table row: a size, its companion flag and a block size (none for a CPU-only op).
@@ -457,34 +398,52 @@ struct RowKey {
     }
 };
 
+// Text and markdown share the tables; markdown opens with a one-line summary of the
+// context, the whole context folded under it, and puts each reason for a failure, a
+// skip or a note in a footnote on its cells ("skipped[^1]"), listed under the op's tables.
 class TableReporter : public Reporter {
 public:
     TableReporter(Output out, bool markdown) : out_(std::move(out)), markdown_(markdown) {}
 
     void begin(const Context &context) override {
-        std::string text = markdown_ ? "## cis565_stream_compaction sweep\n\n" : "cis565_stream_compaction sweep\n";
-        for (const Field &field : contextFields(context)) {
+        const std::vector<Field> fields = contextFields(context);
+        std::string text = markdown_ ? "## cis565_stream_compaction sweep\n\n" + summaryLine(fields) +
+                                           "\n\n<details><summary>Context</summary>\n\n"
+                                     : "cis565_stream_compaction sweep\n";
+        for (const Field &field : fields) {
             const std::string value = plainText(field.value);
             if (value.empty()) continue;
             const bool code = markdown_ && field.key == "command_line";
-            text += markdown_ ? fmt::format("- {}: {}\n", field.label, code ? "`" + value + "`" : value)
+            text += markdown_ ? fmt::format("- {}: {}\n", field.label, code ? markdownCode(value) : oneLine(value))
                               : fmt::format("  {}: {}\n", field.label, value);
         }
-        out_.write(text + "\n");
+        out_.write(text + (markdown_ ? "\n</details>\n\n" : "\n"));
     }
     void add(const Row &row) override { rows_.push_back(row); }
     void endOp() override {
         if (rows_.empty()) return;
         const char *op = opName(rows_.front().op);
+        const std::vector<std::string> footnotes = numberNotes();
         std::string text = markdown_ ? fmt::format("### {}\n\n", op) : "";
-        text += render({fmt::format("{}: median time, ms (min–max)", op), {}, {}}, timeCell);
-        text += render({fmt::format("{}: effective bandwidth, GB/s (% of measured copy bandwidth)", op), {}, {}},
-                       bandwidthCell);
+        text += timeTable(op);
+        text += render({fmt::format("{}: effective bandwidth, GB/s (% of measured copy bandwidth)", op), {}, {}, {}},
+                       [this](const Row *row) { return std::vector<std::string>{bandwidthCell(row)}; });
         const bool ratios =
             std::any_of(rows_.begin(), rows_.end(), [](const Row &r) { return r.speedupVsCpu || r.speedupVsCub; });
-        if (ratios) text += render({fmt::format("{}: speed-up (over cpu, over cub)", op), {}, {}}, speedupCell, "cpu");
-        text += notes();
+        if (ratios) {
+            text += render({fmt::format("{}: speed-up (over cpu, over cub)", op), {}, {}, {}},
+                           [this](const Row *row) { return std::vector<std::string>{speedupCell(row)}; }, {}, "cpu");
+        }
+        if (markdown_) {
+            for (std::size_t n = 0; n < footnotes.size(); ++n)
+                text += fmt::format("[^{}]: {}\n", firstFootnote_ + n, footnotes[n]);
+            if (!footnotes.empty()) text += "\n";
+            firstFootnote_ += footnotes.size();
+        } else {
+            text += notes();
+        }
         rows_.clear();
+        marks_.clear();
         out_.write(text);
     }
     void stop(const std::string &why) override { stoppedBy_ = why; }
@@ -496,6 +455,88 @@ public:
     }
 
 private:
+    using Cells = std::function<std::vector<std::string>(const Row *)>;
+
+    // "GPU: NVIDIA H200 · mode: hot · commit: abc1234 · date: 2025-01-31T12:00:00Z".
+    static std::string summaryLine(const std::vector<Field> &fields) {
+        std::vector<std::string> parts;
+        for (const auto &[key, label] : {std::pair{"gpu", "GPU"}, {"mode", "mode"}, {"git_revision", "commit"},
+                                         {"date", "date"}}) {
+            for (const Field &field : fields) {
+                const std::string value = plainText(field.value);
+                if (field.key == key && !value.empty()) parts.push_back(fmt::format("{}: {}", label, oneLine(value)));
+            }
+        }
+        return fmt::format("{}", fmt::join(parts, " · "));
+    }
+
+    // The footnotes of this op, each reason once, and each row's reference to its own.
+    std::vector<std::string> numberNotes() {
+        std::vector<std::string> footnotes;
+        marks_.assign(rows_.size(), "");
+        if (!markdown_) return footnotes;
+        for (std::size_t i = 0; i < rows_.size(); ++i) {
+            const Row &r = rows_[i];
+            if (r.status == Row::Status::Passed && r.note.empty()) continue;
+            const std::string text = oneLine(
+                r.status == Row::Status::Skipped
+                    ? r.note
+                    : fmt::format("{} {}, size {}{}: {}", r.backend, opName(r.op), sizeLabel(r.size, r.npot),
+                                  r.blockSize ? fmt::format(", block {}", *r.blockSize) : "", r.note));
+            auto at = std::find(footnotes.begin(), footnotes.end(), text);
+            if (at == footnotes.end()) at = footnotes.insert(footnotes.end(), text);
+            marks_[i] = fmt::format("[^{}]", firstFootnote_ + static_cast<std::size_t>(at - footnotes.begin()));
+        }
+        return footnotes;
+    }
+
+    // The footnote reference of `row`'s reason, or "".
+    std::string mark(const Row *row) const { return row ? marks_[static_cast<std::size_t>(row - rows_.data())] : ""; }
+
+    std::string statusWithMark(const Row *row) const {
+        const std::string cell = statusCell(row);
+        return row && row->status != Row::Status::Passed ? cell + mark(row) : cell;
+    }
+
+    // Median and min–max in the unit the table's largest figure calls for: one cell in
+    // markdown ("2.50 (2.00–3.00)"), two columns in text, so that the medians line up.
+    std::string timeTable(const char *op) const {
+        double largest = 0;
+        for (const Row &r : rows_)
+            if (r.status == Row::Status::Passed) largest = std::max(largest, r.timing.maxMs);
+        const TimeUnit unit = timeUnitFor(largest);
+        Table table{fmt::format("{}: median time, {} (min–max)", op, unit.name), {}, {}, {}};
+        if (markdown_) {
+            return render(std::move(table), [this, unit](const Row *row) {
+                if (!row || row->status != Row::Status::Passed) return std::vector<std::string>{statusWithMark(row)};
+                const Timing &t = row->timing;
+                return std::vector<std::string>{fmt::format("{} ({}–{}){}", unit.format(t.medianMs),
+                                                            unit.format(t.minMs), unit.format(t.maxMs), mark(row))};
+            });
+        }
+        return render(std::move(table), [unit](const Row *row) {
+            if (!row || row->status != Row::Status::Passed) return std::vector<std::string>{statusCell(row), ""};
+            const Timing &t = row->timing;
+            return std::vector<std::string>{unit.format(t.medianMs),
+                                            fmt::format("{}–{}", unit.format(t.minMs), unit.format(t.maxMs))};
+        }, {"min–max"});
+    }
+
+    std::string bandwidthCell(const Row *row) const {
+        if (!row || row->status != Row::Status::Passed || !row->bandwidthGBs) return statusWithMark(row);
+        std::string cell = threeDigits(*row->bandwidthGBs);
+        if (row->copyFraction) cell += fmt::format(" ({:.0f}%)", 100 * *row->copyFraction);
+        return cell;
+    }
+
+    std::string speedupCell(const Row *row) const {
+        if (!row || row->status != Row::Status::Passed) return statusWithMark(row);
+        std::string cell;
+        if (row->speedupVsCpu) cell = formatRatio(*row->speedupVsCpu) + " cpu";
+        if (row->speedupVsCub) cell += (cell.empty() ? "" : ", ") + formatRatio(*row->speedupVsCub) + " cub";
+        return cell.empty() ? "—" : cell;
+    }
+
     // Rows: every (size, companion, block size) the GPU back ends ran, or the CPU's.
     std::vector<RowKey> keys() const {
         const bool anyBlock = std::any_of(rows_.begin(), rows_.end(), [](const Row &r) { return r.blockSize; });
@@ -530,23 +571,32 @@ private:
         return nullptr;
     }
 
-    std::string render(Table table, std::string (*cell)(const Row *), const char *leaveOut = "") const {
+    // A row per key, a column per back end (headed by its name) and one more per name in
+    // `extraHeaders`, each back end's cells coming from `cells`.
+    std::string render(Table table, const Cells &cells, const std::vector<std::string> &extraHeaders = {},
+                       const char *leaveOut = "") const {
         const std::vector<RowKey> rowKeys = keys();
         const bool blocks = !rowKeys.empty() && rowKeys.front().blockSize;
         const std::vector<std::string> columns = backends(leaveOut);
         table.header = {"size"};
         if (blocks) table.header.push_back("block");
-        table.header.insert(table.header.end(), columns.begin(), columns.end());
+        for (const std::string &backend : columns) {
+            table.header.push_back(backend);
+            table.header.insert(table.header.end(), extraHeaders.begin(), extraHeaders.end());
+        }
         for (const RowKey &key : rowKeys) {
             std::vector<std::string> line = {sizeLabel(key.size, key.npot)};
             if (blocks) line.push_back(std::to_string(*key.blockSize));
-            for (const std::string &backend : columns) line.push_back(cell(find(key, backend)));
+            for (const std::string &backend : columns) {
+                const std::vector<std::string> more = cells(find(key, backend));
+                line.insert(line.end(), more.begin(), more.end());
+            }
             table.rows.push_back(std::move(line));
         }
         return markdown_ ? markdownTable(table) : textTable(table);
     }
 
-    // Each failure, and each distinct reason for skipping.
+    // Text: each failure, and each distinct reason for skipping, under the tables.
     std::string notes() const {
         std::vector<std::string> lines;
         for (const Row &r : rows_) {
@@ -560,13 +610,15 @@ private:
             if (std::find(lines.begin(), lines.end(), line) == lines.end()) lines.push_back(line);
         }
         std::string text;
-        for (const std::string &line : lines) text += (markdown_ ? "- " : "") + line + "\n";
+        for (const std::string &line : lines) text += line + "\n";
         return text.empty() ? "" : text + "\n";
     }
 
     Output out_;
     bool markdown_;
     std::vector<Row> rows_;
+    std::vector<std::string> marks_;  // markdown: each row's footnote reference, or ""
+    std::size_t firstFootnote_ = 1;   // footnotes are numbered through the whole report
     std::optional<std::string> stoppedBy_;
 };
 
@@ -631,5 +683,9 @@ std::string contextPathFor(const std::string &csvPath) {
 }
 
 std::string sizeLabel(long long size, bool npot) { return npot ? formatSize(size + 3) + " - 3" : formatSize(size); }
+
+std::string jsonQuoted(const std::string &text) { return jsonString(text); }
+
+std::string csvField(const std::string &text) { return csvQuoted(text); }
 
 }  // namespace Harness

@@ -142,4 +142,10 @@ std::string contextPathFor(const std::string &csvPath);
 /** "2^20", "2^20 - 3" for the companion (npot) of a power of two, or the plain number. */
 std::string sizeLabel(long long size, bool npot);
 
+/** `text` as a JSON string: quoted, with quotes, backslashes and control characters escaped. */
+std::string jsonQuoted(const std::string &text);
+
+/** `text` as one CSV field: quoted (RFC 4180) when it holds a comma, a quote or a line break. */
+std::string csvField(const std::string &text);
+
 }  // namespace Harness

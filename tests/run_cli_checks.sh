@@ -58,6 +58,22 @@ else
   fail "python3 is needed to check the JSON report, and is not on PATH"
 fi
 
+# compare: the sweep's JSON against its own CSV matches every row, and each is the same;
+# --help names the subcommand; bad input is one line and exit 2.
+"$program" --help | grep -q 'compare BASE NEW' || fail "--help does not list compare"
+"$program" compare "$dir/r.json" "$dir/r.csv" --format json --fail-above 0% >"$dir/c.json" 2>"$dir/c.err" ||
+  fail "compare of a report with itself exited $?: $(cat "$dir/c.err")"
+python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); sys.exit(len(d["rows"]) != 24 or
+  any(r["verdict"] != "same" for r in d["rows"]))' "$dir/c.json" ||
+  fail "compare's JSON does not hold 24 rows, each the same"
+"$program" compare "$dir/r.json" "$dir/r.json" --format markdown | grep -q '^| op | back end |' ||
+  fail "compare --format markdown has no table"
+bad compare "$dir/r.json"
+bad compare "$dir/r.json" "$dir/missing.json"
+bad compare "$dir/r.json" "$dir/r.md"
+bad compare "$dir/r.json" "$dir/r.csv" --fail-above 5
+bad compare "$dir/r.json" "$dir/r.csv" --format html
+
 # Every cell skipped (32-bit naive past 2^31 - 1, on any machine): exit 3, saying so.
 "$program" --sizes 2^32 --backends naive --ops scan --no-npot --format csv >"$dir/none.csv" 2>"$dir/none.err"
 status=$?

@@ -4,9 +4,11 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <memory>
 #include <sstream>
@@ -16,9 +18,10 @@
 
 #include <gtest/gtest.h>
 
+#include "gfm_check.h"
 #include "test_support.h"
-
 #include "reporters.h"
+#include "tables.h"
 
 namespace {
 
@@ -553,18 +556,83 @@ TEST(DeviceInfo, UuidReadsAsNvidiaSmiWritesIt) {
 
 TEST(MarkdownReporter, TablesPasteIntoAReadme) {
     const std::string text = report(Format::Markdown, {cpuRow(), gpuRow(), failedRow(), skippedRow()});
-    EXPECT_NE(text.find("- GPU: NVIDIA H200"), std::string::npos) << text;
-    EXPECT_NE(text.find("- Command: `cis565_stream_compaction"), std::string::npos) << text;
-    EXPECT_NE(text.find("### compact"), std::string::npos) << text;
+    const std::vector<std::string> problems = GfmCheck::problems(text);
+    EXPECT_TRUE(problems.empty()) << GfmCheck::describe(problems) << text;
+    // A line that says where and when, then the whole context folded away.
+    EXPECT_NE(text.find("## cis565_stream_compaction sweep\n\n"
+                        "GPU: NVIDIA H200 · mode: hot · commit: abc1234 · date: 2025-01-31T12:00:00Z\n\n"
+                        "<details><summary>Context</summary>\n\n- Run: 20250131T120000Z-3fa2\n"),
+              std::string::npos)
+        << text;
+    EXPECT_NE(text.find("- GPU: NVIDIA H200\n"), std::string::npos) << text;
+    EXPECT_NE(text.find("- Command: `cis565_stream_compaction --sizes 2^10 --output 'a \"b\".csv'`\n"), std::string::npos)
+        << text;
+    EXPECT_LT(text.find("</details>"), text.find("### compact")) << text;
+    EXPECT_NE(text.find("**compact: median time, ms (min–max)**"), std::string::npos) << text;
     EXPECT_NE(text.find("| size | block | cpu | efficient | naive | thrust |"), std::string::npos) << text;
     EXPECT_NE(text.find("| --- | ---: | ---: | ---: | ---: | ---: |"), std::string::npos) << text;
-    EXPECT_NE(text.find("| 2^10 | 256 | 2.500 (2.000–3.000) | 0.25 (0.2–0.5) | FAIL | — |"), std::string::npos)
+    // Three significant digits; the failure and the skip point to their footnotes.
+    EXPECT_NE(text.find("| 2^10 | 256 | 2.50 (2.00–3.00) | 0.250 (0.200–0.500) | FAIL[^1] | — |"), std::string::npos)
         << text;
-    EXPECT_NE(text.find("| 2^10 - 3 | 256 | — | — | — | skipped |"), std::string::npos) << text;
-    EXPECT_NE(text.find("| 2^10 | 256 | 2.8 | 2.8 (1%) | FAIL | — |"), std::string::npos) << text;
-    EXPECT_NE(text.find("| 2^10 | 256 | 10× cpu | FAIL | — |"), std::string::npos) << text;
-    EXPECT_NE(text.find("- FAIL: naive compact, size 2^10, block 256: a[17] = 3"), std::string::npos) << text;
-    EXPECT_NE(text.find("- skipped: no CUDA device"), std::string::npos) << text;
+    EXPECT_NE(text.find("| 2^10 - 3 | 256 | — | — | — | skipped[^2] |"), std::string::npos) << text;
+    EXPECT_NE(text.find("| 2^10 | 256 | 2.80 | 2.80 (1%) | FAIL[^1] | — |"), std::string::npos) << text;
+    EXPECT_NE(text.find("| 2^10 | 256 | 10× cpu | FAIL[^1] | — |"), std::string::npos) << text;
+    // A footnote is one line: the note's line breaks and control characters are spaces.
+    EXPECT_NE(text.find("\n[^1]: naive compact, size 2^10, block 256: a[17] = 3, expected \"4\"  line two  \n"),
+              std::string::npos)
+        << text;
+    EXPECT_NE(text.find("\n[^2]: no CUDA device\n"), std::string::npos) << text;
+    EXPECT_EQ(text.find("- FAIL"), std::string::npos) << text;
+}
+
+// Footnotes are numbered through the report: each op lists its own under its tables,
+// a reason shared by several cells once, and a passed cell's note on its time.
+TEST(MarkdownReporter, FootnotesAreNumberedThroughTheReport) {
+    std::FILE *file = std::tmpfile();
+    auto reporter = Harness::makeReporter(Format::Markdown, file, "the test file");
+    reporter->begin(sampleContext());
+    Row noted = gpuRow();
+    noted.note = "the timer read 0 ms on 1 of 5 calls";
+    Row otherSkip = skippedRow();
+    otherSkip.backend = "cub";
+    for (const Row &row : {cpuRow(), noted, skippedRow(), otherSkip}) reporter->add(row);
+    reporter->endOp();
+    Row scanSkip = skippedRow();
+    scanSkip.op = Op::Scan;
+    Row scanCpu = cpuRow();
+    scanCpu.op = Op::Scan;
+    scanCpu.kept.reset();
+    for (const Row &row : {scanCpu, scanSkip}) reporter->add(row);
+    reporter->endOp();
+    reporter->end();
+    std::rewind(file);
+    std::string text;
+    for (int c = std::fgetc(file); c != EOF; c = std::fgetc(file)) text += static_cast<char>(c);
+    std::fclose(file);
+
+    const std::vector<std::string> problems = GfmCheck::problems(text);
+    EXPECT_TRUE(problems.empty()) << GfmCheck::describe(problems) << text;
+    EXPECT_NE(text.find("| 2^10 | 256 | 2.50 (2.00–3.00) | 0.250 (0.200–0.500)[^1] | — | — |"), std::string::npos)
+        << text;
+    EXPECT_NE(text.find("| 2^10 - 3 | 256 | — | — | skipped[^2] | skipped[^2] |"), std::string::npos) << text;
+    EXPECT_NE(text.find("| 2^10 | 256 | 2.80 | 2.80 (1%) | — | — |"), std::string::npos) << text;  // the note is on the time
+    EXPECT_NE(text.find("[^1]: efficient compact, size 2^10, block 256: the timer read 0 ms on 1 of 5 calls\n"
+                        "[^2]: no CUDA device\n"),
+              std::string::npos)
+        << text;
+    const std::size_t scan = text.find("### scan");
+    ASSERT_NE(scan, std::string::npos) << text;
+    EXPECT_NE(text.find("skipped[^3]", scan), std::string::npos) << text;
+    EXPECT_NE(text.find("\n[^3]: no CUDA device\n", scan), std::string::npos) << text;
+}
+
+// The checker is no formality: a report made to break it is caught.
+TEST(MarkdownReporter, TheCheckerCatchesACellTooMany) {
+    std::string text = report(Format::Markdown, {cpuRow(), gpuRow()});
+    const std::size_t row = text.find("| 2^10 | 256 | 2.50");
+    ASSERT_NE(row, std::string::npos) << text;
+    text.insert(row, "| x ");
+    EXPECT_FALSE(GfmCheck::problems(text).empty()) << text;
 }
 
 TEST(TextReporter, ColumnsLineUp) {
@@ -633,16 +701,16 @@ TEST(TextReporter, NumbersAlignRightAndSizesLeft) {
     const std::string text = report(Format::Text, {cpu, gpu, cpuCompanion, gpuCompanion});
     const std::string tables =
         "compact: median time, ms (min–max)\n"
-        "  size      block                     cpu            efficient\n"
-        "  --------  -----  ----------------------  -------------------\n"
-        "  2^10        256     2.500 (2.000–3.000)       0.25 (0.2–0.5)\n"
-        "  2^10 - 3    256  12.500 (10.000–15.000)  125.5 (100.2–150.0)\n"
+        "  size      block   cpu    min–max  efficient      min–max\n"
+        "  --------  -----  ----  ---------  ---------  -----------\n"
+        "  2^10        256  2.50  2.00–3.00      0.250  0.200–0.500\n"
+        "  2^10 - 3    256  12.5  10.0–15.0        126      100–150\n"
         "\n"
         "compact: effective bandwidth, GB/s (% of measured copy bandwidth)\n"
-        "  size      block  cpu  efficient\n"
-        "  --------  -----  ---  ---------\n"
-        "  2^10        256  2.8   2.8 (1%)\n"
-        "  2^10 - 3    256  2.8  1234 (1%)\n"
+        "  size      block   cpu  efficient\n"
+        "  --------  -----  ----  ---------\n"
+        "  2^10        256  2.80  2.80 (1%)\n"
+        "  2^10 - 3    256  2.80  1230 (1%)\n"
         "\n"
         "compact: speed-up (over cpu, over cub)\n"
         "  size      block           efficient\n"
@@ -663,12 +731,18 @@ TEST(MarkdownReporter, FiguresChangeFormatAtTheirBoundaries) {
         double ratio;
         const char *time, *bandwidth, *speedup;
     };
+    // Times in µs when the table's largest is below 1 ms (999.4 µs still is), else in ms.
     const Case cases[] = {
-        {0.123456, 99.94, 99.94, "0.123 (0.123–0.123)", "99.9", "99.9× cpu"},
-        {1, 100, 100, "1.000 (1.000–1.000)", "100", "100× cpu"},
-        {99.99, 1234.4, 1234.4, "99.990 (99.990–99.990)", "1234", "1234× cpu"},
-        {100, 5, 2.5, "100.0 (100.0–100.0)", "5.0", "2.5× cpu"},
-        {250, 0.5, 999.7, "250.0 (250.0–250.0)", "0.5", "1000× cpu"},
+        {0.123456, 99.94, 99.94, "123 (123–123)", "99.9", "99.9× cpu"},
+        {0.00123, 0.001234, 1.5, "1.23 (1.23–1.23)", "0.00123", "1.5× cpu"},
+        {0.9994, 999.4, 1.5, "999 (999–999)", "999", "1.5× cpu"},
+        {0.9996, 999.6, 1.5, "1.00 (1.00–1.00)", "1000", "1.5× cpu"},
+        {1, 100, 100, "1.00 (1.00–1.00)", "100", "100× cpu"},
+        {9.996, 9.996, 1.5, "10.0 (10.0–10.0)", "10.0", "1.5× cpu"},
+        {99.99, 1234.4, 1234.4, "100 (100–100)", "1230", "1234× cpu"},
+        {100, 5, 2.5, "100 (100–100)", "5.00", "2.5× cpu"},
+        {250, 0.5, 999.7, "250 (250–250)", "0.500", "1000× cpu"},
+        {12345.6, 45678, 1.5, "12300 (12300–12300)", "45700", "1.5× cpu"},
     };
     for (const Case &c : cases) {
         Row row = gpuRow();
@@ -677,10 +751,43 @@ TEST(MarkdownReporter, FiguresChangeFormatAtTheirBoundaries) {
         row.copyFraction.reset();
         row.speedupVsCpu = c.ratio;
         const std::string text = report(Format::Markdown, {row});
+        EXPECT_NE(text.find(c.ms < 0.9995 ? "median time, µs" : "median time, ms"), std::string::npos) << text;
         EXPECT_NE(text.find("| 2^10 | 256 | " + std::string(c.time) + " |"), std::string::npos) << text;
         EXPECT_NE(text.find("| 2^10 | 256 | " + std::string(c.bandwidth) + " |"), std::string::npos) << text;
         EXPECT_NE(text.find("| 2^10 | 256 | " + std::string(c.speedup) + " |"), std::string::npos) << text;
     }
+}
+
+// Three significant digits, trailing zeros kept, no exponent; rounding may step a decade.
+TEST(Tables, ThreeSignificantDigits) {
+    const std::pair<double, const char *> cases[] = {
+        {0.00123, "0.00123"}, {0.05, "0.0500"},   {1.2, "1.20"},      {45.6, "45.6"},   {789, "789"},
+        {1234, "1230"},       {1235.5, "1240"},   {9.996, "10.0"},    {0.09996, "0.100"}, {999.6, "1000"},
+        {-2.5, "-2.50"},      {0, "0"},           {123456789, "123000000"}};
+    for (const auto &[value, text] : cases) EXPECT_EQ(Harness::threeDigits(value), text) << value;
+    EXPECT_EQ(Harness::threeDigits(std::numeric_limits<double>::infinity()), "");
+    EXPECT_EQ(Harness::threeDigits(std::nan("")), "");
+}
+
+// A text table pads each column to its widest cell, labels left, figures right; a
+// markdown table escapes a '|' inside a cell.
+TEST(Tables, TextAndMarkdownLayout) {
+    Harness::Table table{"title", {"name", "n", "verdict"}, {{"a", "1", "same"}, {"bb|c", "100", "x"}},
+                         {Harness::Table::Align::Left, Harness::Table::Align::Right, Harness::Table::Align::Left}};
+    EXPECT_EQ(Harness::textTable(table),
+              "title\n"
+              "  name    n  verdict\n"
+              "  ----  ---  -------\n"
+              "  a       1  same\n"
+              "  bb|c  100  x\n"
+              "\n");
+    EXPECT_EQ(Harness::markdownTable(table),
+              "**title**\n\n"
+              "| name | n | verdict |\n"
+              "| --- | ---: | --- |\n"
+              "| a | 1 | same |\n"
+              "| bb\\|c | 100 | x |\n"
+              "\n");
 }
 
 // A stream whose every write fails as on a full disk (ENOSPC), on any machine.

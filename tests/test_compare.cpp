@@ -1,0 +1,451 @@
+// The compare command on crafted report pairs: a regression, a tie within the noise and
+// a gain; rows on one side only and rows that cannot be compared; older reports whose
+// noise is estimated; different GPUs and modes; --fail-above's exit statuses; bad input;
+// markdown that GitHub renders as tables.
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "compare.h"
+#include "gfm_check.h"
+#include "tables.h"
+
+namespace {
+
+struct Result {
+    int status = 0;
+    std::string out;
+    std::string err;
+};
+
+std::string readAll(std::FILE *file) {
+    std::rewind(file);
+    std::string text;
+    for (int c = std::fgetc(file); c != EOF; c = std::fgetc(file)) text += static_cast<char>(c);
+    std::fclose(file);
+    return text;
+}
+
+Result compare(const std::vector<std::string> &args) {
+    std::FILE *out = std::tmpfile();
+    std::FILE *err = std::tmpfile();
+    Result result;
+    result.status = Harness::runCompare(args, out, err);
+    result.out = readAll(out);
+    result.err = readAll(err);
+    return result;
+}
+
+std::string writeFile(const std::string &name, const std::string &text) {
+    const std::string path = testing::TempDir() + "compare_" + name;
+    std::ofstream(path, std::ios::binary) << text;
+    return path;
+}
+
+// A JSON report's row with the sweep's noise columns; `block` is "null" for none.
+std::string row(const std::string &op, const std::string &backend, long long size, bool npot, const std::string &block,
+                double median, double noisePct, int samples, const std::string &verified = "passed",
+                const std::string &note = "") {
+    std::ostringstream text;
+    text << "{\"op\": \"" << op << "\", \"backend\": \"" << backend << "\", \"size\": " << size
+         << ", \"npot\": " << (npot ? "true" : "false") << ", \"block_size\": " << block << ", \"median_ms\": "
+         << (verified == "skipped" ? "null" : std::to_string(median)) << ", \"mean_ms\": " << median
+         << ", \"min_ms\": " << median * 0.5 << ", \"max_ms\": " << median * 2 << ", \"noise_pct\": " << noisePct
+         << ", \"samples\": " << samples << ", \"verified\": \"" << verified << "\", \"note\": \"" << note << "\"}";
+    return text.str();
+}
+
+std::string jsonReport(const std::string &gpu, const std::string &mode, const std::vector<std::string> &rows,
+                       const std::string &ending = "\"complete\": true") {
+    std::string text = "{\n  \"context\": {\"run_id\": \"run-" + gpu + "\", \"gpu\": \"" + gpu + "\", \"mode\": \"" + mode +
+                       "\", \"git_revision\": \"abc1234\", \"seed\": 565},\n  \"rows\": [";
+    for (std::size_t i = 0; i < rows.size(); ++i) text += (i ? ",\n    " : "\n    ") + rows[i];
+    return text + "\n  ],\n  " + ending + "\n}\n";
+}
+
+// The records of a CSV without quoted fields.
+std::vector<std::map<std::string, std::string>> csvRows(const std::string &text) {
+    std::istringstream in(text);
+    std::vector<std::string> header;
+    std::vector<std::map<std::string, std::string>> rows;
+    for (std::string line; std::getline(in, line);) {
+        std::vector<std::string> cells(1);
+        for (char c : line) {
+            if (c == ',') cells.emplace_back();
+            else cells.back() += c;
+        }
+        if (header.empty()) {
+            header = cells;
+            continue;
+        }
+        EXPECT_EQ(cells.size(), header.size()) << line;
+        std::map<std::string, std::string> fields;
+        for (std::size_t c = 0; c < header.size() && c < cells.size(); ++c) fields[header[c]] = cells[c];
+        rows.push_back(fields);
+    }
+    return rows;
+}
+
+const std::map<std::string, std::string> *find(const std::vector<std::map<std::string, std::string>> &rows,
+                                               const std::string &op, const std::string &backend,
+                                               const std::string &size, const std::string &block = "") {
+    for (const auto &r : rows) {
+        if (r.at("op") == op && r.at("backend") == backend && r.at("size") == size && r.at("block_size") == block) return &r;
+    }
+    return nullptr;
+}
+
+double number(const std::map<std::string, std::string> &row, const std::string &key) { return std::stod(row.at(key)); }
+
+// A regression, a tie and a gain, with noise_pct and samples, and rows on one side only.
+struct Pair {
+    std::string base, next;
+};
+
+Pair sweepPair(const std::string &name, const std::string &newGpu = "NVIDIA H200", const std::string &newMode = "hot") {
+    const std::string base = jsonReport(
+        "NVIDIA H200", "hot",
+        {row("scan", "cub", 1048576, false, "null", 1.0, 1, 16),               // becomes 1.2: slower
+         row("scan", "decoupled", 1048576, false, "null", 1.0, 5, 5),          // 1.02 within 5% noise: same
+         row("compact", "cub", 1048573, true, "null", 2.0, 1, 16),             // 1.0: faster
+         row("scan", "naive", 1048576, false, "128", 3.0, 1, 16),              // block 128 on this side only
+         row("sort", "onesweep", 1048576, false, "null", 4.0, 1, 16),          // only in BASE
+         row("scan", "shared", 1048576, false, "128", 1.0, 1, 16),             // NEW skipped
+         row("scan", "efficient", 1048576, false, "128", 1.0, 1, 16, "FAIL", "a[3] is 1; expected 2")});
+    const std::string next = jsonReport(
+        newGpu, newMode,
+        {row("scan", "cub", 1048576, false, "null", 1.2, 1, 16), row("scan", "decoupled", 1048576, false, "null", 1.02, 5, 5),
+         row("compact", "cub", 1048573, true, "null", 1.0, 1, 16), row("scan", "naive", 1048576, false, "256", 3.0, 1, 16),
+         row("partition", "decoupled", 1048576, false, "null", 1.0, 1, 16),
+         row("scan", "shared", 1048576, false, "128", 0, 1, 16, "skipped", "no CUDA device"),
+         row("scan", "efficient", 1048576, false, "128", 1.0, 1, 16)});
+    return {writeFile(name + "-base.json", base), writeFile(name + "-new.json", next)};
+}
+
+TEST(Compare, ARegressionATieAndAGainFromTheRowsNoise) {
+    const Pair pair = sweepPair("verdicts");
+    const Result result = compare({pair.base, pair.next, "--format", "csv"});
+    ASSERT_EQ(result.status, 0) << result.err;
+    EXPECT_EQ(result.err, "");
+    const auto rows = csvRows(result.out);
+
+    const auto *slower = find(rows, "scan", "cub", "1048576");
+    ASSERT_NE(slower, nullptr) << result.out;
+    EXPECT_EQ(slower->at("verdict"), "slower");
+    EXPECT_NEAR(number(*slower, "ratio"), 1.2, 1e-5);
+    // 1% noise over 16 samples on each side: 1.2 x exp(-+1.96 x sqrt(2) x 0.0025).
+    EXPECT_NEAR(number(*slower, "ratio_low"), 1.191713, 1e-5);
+    EXPECT_NEAR(number(*slower, "ratio_high"), 1.208344, 1e-5);
+    EXPECT_EQ(slower->at("noise_estimated"), "false");
+    EXPECT_NEAR(number(*slower, "base_median_ms"), 1.0, 1e-9);
+    EXPECT_NEAR(number(*slower, "new_median_ms"), 1.2, 1e-9);
+
+    const auto *same = find(rows, "scan", "decoupled", "1048576");
+    ASSERT_NE(same, nullptr);
+    EXPECT_EQ(same->at("verdict"), "same");  // 2% slower, inside 5% noise over 5 samples
+    EXPECT_NEAR(number(*same, "ratio_low"), 0.958699, 1e-5);
+    EXPECT_NEAR(number(*same, "ratio_high"), 1.085221, 1e-5);
+
+    const auto *faster = find(rows, "compact", "cub", "1048573");
+    ASSERT_NE(faster, nullptr);
+    EXPECT_EQ(faster->at("verdict"), "faster");
+    EXPECT_EQ(faster->at("npot"), "true");
+    EXPECT_NEAR(number(*faster, "ratio_low"), 0.496547, 1e-5);
+    EXPECT_NEAR(number(*faster, "ratio_high"), 0.503477, 1e-5);
+}
+
+TEST(Compare, RowsOnOneSideOnlyAndRowsThatCannotBeCompared) {
+    const Pair pair = sweepPair("sides");
+    const Result result = compare({pair.base, pair.next, "--format", "csv"});
+    ASSERT_EQ(result.status, 0) << result.err;
+    const auto rows = csvRows(result.out);
+    ASSERT_EQ(rows.size(), 9u) << result.out;  // 7 in BASE, 2 more in NEW
+    // The block size is part of the match: 128 and 256 are two rows.
+    ASSERT_NE(find(rows, "scan", "naive", "1048576", "128"), nullptr);
+    EXPECT_EQ(find(rows, "scan", "naive", "1048576", "128")->at("verdict"), "only in BASE");
+    ASSERT_NE(find(rows, "scan", "naive", "1048576", "256"), nullptr);
+    EXPECT_EQ(find(rows, "scan", "naive", "1048576", "256")->at("verdict"), "only in NEW");
+    EXPECT_EQ(find(rows, "sort", "onesweep", "1048576")->at("verdict"), "only in BASE");
+    EXPECT_EQ(find(rows, "partition", "decoupled", "1048576")->at("verdict"), "only in NEW");
+    const auto *skipped = find(rows, "scan", "shared", "1048576", "128");
+    ASSERT_NE(skipped, nullptr);
+    EXPECT_EQ(skipped->at("verdict"), "not comparable");
+    EXPECT_EQ(skipped->at("note"), "NEW skipped: no CUDA device");
+    EXPECT_EQ(skipped->at("ratio"), "");
+    const auto *failed = find(rows, "scan", "efficient", "1048576", "128");
+    ASSERT_NE(failed, nullptr);
+    EXPECT_EQ(failed->at("verdict"), "not comparable");
+    EXPECT_EQ(failed->at("note"), "BASE FAIL: a[3] is 1; expected 2");
+
+    const Result text = compare({pair.base, pair.next});
+    EXPECT_NE(text.out.find("9 rows: 1 faster, 1 slower, 1 same; 2 only in BASE, 2 only in NEW, 2 not comparable"),
+              std::string::npos)
+        << text.out;
+    EXPECT_EQ(text.out.find("noise estimated"), std::string::npos) << text.out;
+    EXPECT_EQ(text.out.find("warning"), std::string::npos) << text.out;
+}
+
+// Text: every column but the labels right-aligned, so the verdicts start in one column.
+TEST(Compare, TextLinesUpOnTheNumbers) {
+    const Pair pair = sweepPair("text");
+    const Result result = compare({pair.base, pair.next});
+    ASSERT_EQ(result.status, 0) << result.err;
+    std::istringstream lines(result.out);
+    std::vector<std::size_t> verdictColumns;
+    bool table = false;
+    for (std::string line; std::getline(lines, line);) {
+        if (line.rfind("median time, ms; new / base", 0) == 0) table = true;
+        else if (table && line.empty()) break;
+        else if (table && line.find("---") == std::string::npos) {
+            std::size_t at = std::string::npos;
+            for (const char *verdict : {"verdict", "faster", "slower", "same", "only in", "not comparable"})
+                at = std::min(at, line.find(std::string("  ") + verdict));
+            ASSERT_NE(at, std::string::npos) << line;
+            verdictColumns.push_back(Harness::displayWidth(line.substr(0, at)));
+        }
+    }
+    ASSERT_EQ(verdictColumns.size(), 10u) << result.out;  // the header and 9 rows
+    for (std::size_t column : verdictColumns) EXPECT_EQ(column, verdictColumns.front()) << result.out;
+    EXPECT_NE(result.out.find("  scan       cub        2^20          —  1.00  1.20       1.20×     1.19–1.21  slower\n"),
+              std::string::npos)
+        << result.out;
+    EXPECT_NE(result.out.find("  compact    cub        2^20 - 3      —  2.00  1.00      0.500×   0.497–0.503  faster\n"),
+              std::string::npos)
+        << result.out;
+}
+
+TEST(Compare, DifferentGpusAndModesWarnFirst) {
+    const Pair pair = sweepPair("gpus", "NVIDIA A100", "cold");
+    const Result text = compare({pair.base, pair.next});
+    ASSERT_EQ(text.status, 0) << text.err;
+    std::istringstream lines(text.out);
+    std::vector<std::string> head;
+    for (std::string line; std::getline(lines, line) && !line.empty();) head.push_back(line);
+    ASSERT_EQ(head.size(), 4u) << text.out;  // BASE, NEW, then the warnings, before the table
+    EXPECT_EQ(head[2], "warning: different GPUs: BASE NVIDIA H200, NEW NVIDIA A100; the times are of two machines");
+    EXPECT_EQ(head[3].rfind("warning: different modes: BASE hot, NEW cold", 0), 0u) << head[3];
+
+    const Result markdown = compare({pair.base, pair.next, "--format", "markdown"});
+    EXPECT_NE(markdown.out.find("> **Warning:** different GPUs: BASE NVIDIA H200, NEW NVIDIA A100"), std::string::npos)
+        << markdown.out;
+    // CSV stays plain on stdout; its warnings go to stderr.
+    const Result csv = compare({pair.base, pair.next, "--format", "csv"});
+    EXPECT_EQ(csv.out.rfind("op,backend,size,", 0), 0u) << csv.out;
+    EXPECT_NE(csv.err.find("warning: different GPUs"), std::string::npos) << csv.err;
+    const Result json = compare({pair.base, pair.next, "--format", "json"});
+    EXPECT_NE(json.out.find("\"warnings\": [\"different GPUs: BASE NVIDIA H200, NEW NVIDIA A100"), std::string::npos)
+        << json.out;
+
+    const Pair alike = sweepPair("alike-gpus");
+    EXPECT_EQ(compare({alike.base, alike.next}).out.find("warning"), std::string::npos);
+}
+
+// An older report (reps, min and max, no noise_pct or samples) as a CSV with its context
+// file beside it, against one without: the noise is estimated and the output says so.
+TEST(Compare, OlderReportsHaveTheirNoiseEstimatedFromMinAndMax) {
+    const std::string header =
+        "run_id,date,gpu,mode,op,backend,size,npot,block_size,median_ms,min_ms,max_ms,reps,bandwidth_GBps,copy_fraction,"
+        "speedup_vs_cpu,speedup_vs_cub,kept,verified,note\n";
+    const std::string base = writeFile(
+        "old-base.csv", header + "r1,2025-01-31T12:00:00Z,none,hot,scan,cpu,1024,false,,1,0.9,1.1,5,,,,,,passed,\n"
+                                 "r1,2025-01-31T12:00:00Z,none,hot,scan,cpu,1021,true,,2,1.8,2.4,5,,,,,,passed,\n");
+    writeFile("old-base.context.json", "{\n  \"run_id\": \"r1\",\n  \"gpu\": \"Some GPU\",\n  \"mode\": \"hot\"\n}\n");
+    const std::string next = writeFile(
+        "old-new.csv", header + "r2,2025-02-01T12:00:00Z,Some GPU,hot,scan,cpu,1024,false,,1.5,1.4,1.6,5,,,,,,passed,\n"
+                                "r2,2025-02-01T12:00:00Z,Some GPU,hot,scan,cpu,1021,true,,2.1,1.9,2.3,5,,,,,,passed,\n");
+    const Result csv = compare({base, next, "--format", "csv"});
+    ASSERT_EQ(csv.status, 0) << csv.err;
+    EXPECT_EQ(csv.err, "");  // the context file's GPU is the one compared: no warning
+    const auto rows = csvRows(csv.out);
+    const auto *slower = find(rows, "scan", "cpu", "1024");
+    ASSERT_NE(slower, nullptr) << csv.out;
+    EXPECT_EQ(slower->at("verdict"), "slower");
+    EXPECT_EQ(slower->at("noise_estimated"), "true");
+    // Noise 0.2 / (2 x 1) = 0.1 and 0.2 / (2 x 1.5), 5 samples each.
+    EXPECT_NEAR(number(*slower, "ratio_low"), 1.350018, 1e-5);
+    EXPECT_NEAR(number(*slower, "ratio_high"), 1.666644, 1e-5);
+    const auto *same = find(rows, "scan", "cpu", "1021");
+    ASSERT_NE(same, nullptr);
+    EXPECT_EQ(same->at("verdict"), "same");
+    EXPECT_NEAR(number(*same, "ratio_low"), 0.898567, 1e-5);
+    EXPECT_NEAR(number(*same, "ratio_high"), 1.226953, 1e-5);
+
+    const Result text = compare({base, next});
+    EXPECT_NE(text.out.find("noise estimated: BASE and NEW have no noise_pct and samples"), std::string::npos) << text.out;
+
+    // Against a JSON report with the noise columns, only BASE's is estimated.
+    const std::string modern = writeFile(
+        "old-modern.json", jsonReport("Some GPU", "hot", {row("scan", "cpu", 1024, false, "null", 1.0, 1, 16)}));
+    const Result mixed = compare({base, modern});
+    ASSERT_EQ(mixed.status, 0) << mixed.err;
+    EXPECT_NE(mixed.out.find("noise estimated: BASE has no noise_pct"), std::string::npos) << mixed.out;
+}
+
+TEST(Compare, ACsvWithoutItsContextFileTakesTheRunColumns) {
+    const std::string header = "run_id,date,gpu,mode,op,backend,size,npot,block_size,median_ms,min_ms,max_ms,reps,verified,note\n";
+    const std::string base = writeFile("bare-base.csv", header + "r1,d,NVIDIA H200,cold,scan,cpu,1024,false,,1,1,1,5,passed,\n");
+    const std::string next = writeFile("bare-new.json", jsonReport("NVIDIA A100", "hot", {row("scan", "cpu", 1024, false, "null", 1.0, 0, 5)}));
+    const Result result = compare({base, next});
+    ASSERT_EQ(result.status, 0) << result.err;
+    EXPECT_NE(result.out.find("warning: different GPUs: BASE NVIDIA H200, NEW NVIDIA A100"), std::string::npos) << result.out;
+    EXPECT_NE(result.out.find("warning: different modes: BASE cold, NEW hot"), std::string::npos) << result.out;
+}
+
+TEST(Compare, AnIncompleteReportAndRepeatedRowsAreNamed) {
+    const std::string base = writeFile(
+        "cut-base.json", jsonReport("G", "hot", {row("scan", "cpu", 1024, false, "null", 1.0, 1, 5)},
+                                    "\"complete\": false,\n  \"stopped\": \"stopped by SIGINT\""));
+    const std::string next = writeFile(
+        "cut-new.json", jsonReport("G", "hot", {row("scan", "cpu", 1024, false, "null", 1.0, 1, 5),
+                                                row("scan", "cpu", 1024, false, "null", 9.0, 1, 5)}));
+    const Result result = compare({base, next, "--format", "csv"});
+    ASSERT_EQ(result.status, 0) << result.err;
+    EXPECT_NE(result.err.find("warning: BASE is incomplete (stopped by SIGINT)"), std::string::npos) << result.err;
+    EXPECT_NE(result.err.find("warning: NEW holds 1 row whose op, back end, size, npot and block size repeat"),
+              std::string::npos)
+        << result.err;
+    const auto rows = csvRows(result.out);
+    ASSERT_EQ(rows.size(), 1u) << result.out;
+    EXPECT_EQ(rows[0].at("verdict"), "same");  // the first of NEW's two rows
+}
+
+TEST(Compare, FailAboveExitsOneOnASlowDownPastItBeyondTheNoise) {
+    const Pair pair = sweepPair("fail");
+    // The regression's interval is 1.19 to 1.21.
+    EXPECT_EQ(compare({pair.base, pair.next}).status, 0);  // no threshold: a report, not a gate
+    for (const char *threshold : {"5%", "0.05", "0", "18%", "0.18"}) {
+        SCOPED_TRACE(threshold);
+        const Result result = compare({pair.base, pair.next, "--fail-above", threshold});
+        EXPECT_EQ(result.status, 1);
+        EXPECT_EQ(std::count(result.err.begin(), result.err.end(), '\n'), 1) << result.err;
+        EXPECT_NE(result.err.find("1 row slower by more than"), std::string::npos) << result.err;
+        EXPECT_NE(result.err.find("scan cub 2^20 (1.20×, 95% interval 1.19–1.21)"), std::string::npos) << result.err;
+        EXPECT_FALSE(result.out.empty());  // the comparison is written all the same
+    }
+    for (const char *threshold : {"20%", "0.2", "25%"}) {
+        SCOPED_TRACE(threshold);
+        const Result result = compare({pair.base, pair.next, "--fail-above=" + std::string(threshold)});
+        EXPECT_EQ(result.status, 0) << result.err;
+        EXPECT_EQ(result.err, "");
+    }
+    // A tie within the noise never fails, even at 0.
+    const std::string tieBase =
+        writeFile("tie-base.json", jsonReport("G", "hot", {row("scan", "cpu", 1024, false, "null", 1.0, 5, 5)}));
+    const std::string tieNew =
+        writeFile("tie-new.json", jsonReport("G", "hot", {row("scan", "cpu", 1024, false, "null", 1.04, 5, 5)}));
+    EXPECT_EQ(compare({tieBase, tieNew, "--fail-above", "0%"}).status, 0);
+    EXPECT_EQ(compare({tieNew, tieBase, "--fail-above", "0%"}).status, 0);
+}
+
+TEST(Compare, ParseThreshold) {
+    EXPECT_DOUBLE_EQ(Harness::parseThreshold("5%"), 0.05);
+    EXPECT_DOUBLE_EQ(Harness::parseThreshold("0.05"), 0.05);
+    EXPECT_DOUBLE_EQ(Harness::parseThreshold("2.5%"), 0.025);
+    EXPECT_DOUBLE_EQ(Harness::parseThreshold("0"), 0);
+    EXPECT_DOUBLE_EQ(Harness::parseThreshold("0%"), 0);
+    EXPECT_DOUBLE_EQ(Harness::parseThreshold("150%"), 1.5);
+    for (const char *bad : {"5", "1", "-1%", "-0.05", "abc", "", "%", "5%%", " 5%", "5 %", "nan", "inf%", "0.05x"}) {
+        EXPECT_THROW(Harness::parseThreshold(bad), std::invalid_argument) << bad;
+    }
+}
+
+// Bad input: one line on stderr naming what was wrong, nothing on stdout, exit 2.
+TEST(Compare, BadInputIsOneLineAndExitTwo) {
+    const Pair pair = sweepPair("bad");
+    const std::string missing = testing::TempDir() + "compare_no-such-report.json";
+    std::remove(missing.c_str());
+    const std::string header = "op,backend,size,npot,block_size,median_ms,verified\n";
+    const std::string brokenContext = writeFile("broken-context.csv", header + "scan,cpu,4,false,,1,passed\n");
+    writeFile("broken-context.context.json", "{\"gpu\": ");
+    const struct {
+        std::vector<std::string> args;
+        std::string says;
+    } cases[] = {
+        {{}, "compare takes two reports, BASE and NEW, and was given 0; usage: cis565_stream_compaction compare BASE NEW"},
+        {{pair.base}, "was given 1"},
+        {{pair.base, pair.next, pair.next}, "was given 3"},
+        {{pair.base, missing}, "cannot read NEW '" + missing + "': No such file or directory"},
+        {{missing, pair.next}, "cannot read BASE '" + missing + "'"},
+        {{pair.base, pair.next, "--fial-above", "5%"}, "unknown flag '--fial-above'; did you mean '--fail-above'?"},
+        {{pair.base, pair.next, "--format", "html"}, "--format: unknown format 'html'; formats: text, markdown, csv, json"},
+        {{pair.base, pair.next, "--format"}, "--format needs a value"},
+        {{pair.base, pair.next, "--fail-above", "5"}, "--fail-above: '5' would be 500%; write a percentage"},
+        {{pair.base, pair.next, "--fail-above", "-5%"}, "--fail-above: '-5%' is not a threshold"},
+        {{pair.base, pair.next, "--fail-above", "lots"}, "--fail-above: 'lots' is not a threshold"},
+        {{pair.base, writeFile("report.md", "| size |\n")}, "NEW '" + testing::TempDir() + "compare_report.md': a report to compare is the .json or .csv"},
+        {{pair.base, writeFile("cut.json", "{\"context\": {}, \"rows\": [{\"op\": \"scan\"")}, "is not a JSON report: JSON: "},
+        {{pair.base, writeFile("norows.json", "{\"context\": {}}")}, "is not a sweep report: it has no \"rows\" list"},
+        {{pair.base, writeFile("nomedian.json", "{\"rows\": [{\"op\": \"scan\", \"backend\": \"cpu\", \"size\": 4, \"verified\": \"passed\"}]}")},
+         "is not a sweep report: its rows have no 'median_ms' field"},
+        {{writeFile("nomedian.csv", "op,backend,size,verified\nscan,cpu,4,passed\n"), pair.next}, "its rows have no 'median_ms' field"},
+        {{writeFile("ragged.csv", header + "scan,cpu,4,false,,1\n"), pair.next}, "record 2 has 6 fields, the header 7"},
+        {{writeFile("empty.csv", ""), pair.next}, "is empty: no CSV header"},
+        {{brokenContext, pair.next}, "BASE's context '" + testing::TempDir() + "compare_broken-context.context.json' is not JSON"},
+    };
+    for (const auto &c : cases) {
+        std::string args;
+        for (const std::string &arg : c.args) args += " " + arg;
+        SCOPED_TRACE(args);
+        const Result result = compare(c.args);
+        EXPECT_EQ(result.status, 2);
+        EXPECT_EQ(result.out, "");
+        EXPECT_EQ(std::count(result.err.begin(), result.err.end(), '\n'), 1) << result.err;
+        EXPECT_EQ(result.err.rfind("cis565_stream_compaction compare: ", 0), 0u) << result.err;
+        EXPECT_NE(result.err.find(c.says), std::string::npos) << result.err;
+    }
+}
+
+TEST(Compare, HelpSaysWhatItDoes) {
+    const Result result = compare({"--help"});
+    EXPECT_EQ(result.status, 0);
+    EXPECT_EQ(result.err, "");
+    EXPECT_EQ(result.out.rfind("usage: cis565_stream_compaction compare BASE NEW", 0), 0u) << result.out;
+    EXPECT_NE(result.out.find("--fail-above T"), std::string::npos) << result.out;
+}
+
+// The markdown is GitHub's: a table with the header's column count on every row.
+TEST(Compare, MarkdownPastesAsATable) {
+    const Pair pair = sweepPair("markdown", "NVIDIA A100");
+    const Result result = compare({pair.base, pair.next, "--format", "markdown"});
+    ASSERT_EQ(result.status, 0) << result.err;
+    const std::vector<std::string> problems = GfmCheck::problems(result.out);
+    EXPECT_TRUE(problems.empty()) << GfmCheck::describe(problems) << result.out;
+    EXPECT_NE(result.out.find("| op | back end | size | block | base | new | new / base | 95% interval | verdict | note |\n"
+                              "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | --- | --- |\n"),
+              std::string::npos)
+        << result.out;
+    EXPECT_NE(result.out.find("| scan | cub | 2^20 | — | 1.00 | 1.20 | 1.20× | 1.19–1.21 | slower |  |\n"),
+              std::string::npos)
+        << result.out;
+}
+
+// The checker finds what GitHub would not render: it is what the markdown tests rely on.
+TEST(GfmCheck, FindsTablesAndFootnotesGitHubWouldNotRender) {
+    EXPECT_TRUE(GfmCheck::problems("text\n\n| a | b |\n| --- | ---: |\n| 1 | 2 |\n\nx[^1]\n\n[^1]: why\n").empty());
+    EXPECT_TRUE(GfmCheck::problems("\n| a | b |\n| --- | ---: |\n| 1 \\| 1 | `2|3` |\n").empty());
+    const std::vector<std::pair<std::string, std::string>> broken = {
+        {"\n| a | b |\n| --- | ---: |\n| 1 | 2 | 3 |\n", "3 cells under a header of 2"},
+        {"\n| a | b |\n| 1 | 2 |\n", "without an alignment row"},
+        {"text\n| a |\n| --- |\n", "without a blank line before it"},
+        {"\n| a |\n| --- |\nmore\n", "text right under a table"},
+        {"cell[^1]\n", "[^1] is referenced but never defined"},
+        {"[^2]: why\n", "[^2] is defined but never referenced"},
+        {"x[^3]\n[^3]: a\n[^3]: b\n", "[^3] is defined 2 times"},
+        {"<details><summary>Context</summary>\n- a\n</details>\n", "no blank line after </summary>"},
+        {"<details><summary>Context</summary>\n\n- a\n", "not closed"},
+    };
+    for (const auto &[markdown, problem] : broken) {
+        const std::string found = GfmCheck::describe(GfmCheck::problems(markdown));
+        EXPECT_NE(found.find(problem), std::string::npos) << markdown << "\nfound: " << found;
+    }
+}
+
+}  // namespace

@@ -52,8 +52,8 @@ struct TilePolicies {
     using Hopper = TilePolicy<256, SC_DECOUPLED_VECTORS_PER_THREAD, 0>;
     // sm_75 (64 KiB, 1024 threads), sm_86/89 and sm_120 (100 KiB, 1536 threads): with
     // Hopper's 32 KiB stage one compaction block fits on sm_75 (25% of its threads) and
-    // two on sm_86 (33%); a 4096-item tile (16 KiB) fits three on sm_75 and five on
-    // sm_86, with fewer registers per thread. sm_80 (164 KiB) shares the Ampere policy.
+    // three on sm_86 (50%); a 4096-item tile (16 KiB, 47 registers on sm_86) fits
+    // three on sm_75 (75%) and five on sm_86 (83%). sm_80 (164 KiB) shares the Ampere policy.
     using Turing = TilePolicy<256, 4, 0>;
     using Ampere = Turing;
     // Blackwell takes sm_120's shape, the Blackwell of the fat binary (sm_100 has

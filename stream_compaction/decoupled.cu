@@ -10,6 +10,7 @@
 #include "device_memory.h"
 #include "device_primitives.cuh"
 #include "errors.h"
+#include "launch.h"
 #include "selection.h"
 #include "tile_status.cuh"
 
@@ -22,18 +23,43 @@ PerformanceTimer &timer() { static PerformanceTimer timer; return timer; }
 
 namespace {
 
-// Tile shape. Each thread loads kVectors 16-byte vectors; a warp's vectors are laid out
-// so that every load instruction of the warp reads 512 contiguous bytes.
-// SC_DECOUPLED_VECTORS_PER_THREAD is a tuning knob for measurements
-// (results/h200/perf-notes.md: 8 vectors, 32 items a thread, measured fastest).
+// Tile shapes, one policy per GPU family (Common::PolicyFamily): kThreads threads, each
+// loading kVectors 16-byte vectors; a warp's vectors are laid out so that every load
+// instruction of the warp reads 512 contiguous bytes. Compaction and partition stage the
+// whole tile in shared memory (4 * kTileItems bytes), which is what limits how many
+// tiles an SM holds at once. The figures below are ptxas's (registers of the 32-bit
+// compaction kernel) and the CUDA programming guide's (per SM); only the H200's were
+// timed. SC_DECOUPLED_VECTORS_PER_THREAD is a tuning knob for measurements of the
+// Hopper policy (results/h200/perf-notes.md: 8 vectors, 32 items a thread, measured
+// fastest).
 #ifndef SC_DECOUPLED_VECTORS_PER_THREAD
 #define SC_DECOUPLED_VECTORS_PER_THREAD 8
 #endif
-constexpr int kThreads = 256;
-constexpr int kWarps = kThreads / 32;
-constexpr int kVectors = SC_DECOUPLED_VECTORS_PER_THREAD;
-constexpr int kWarpItems = kVectors * 32 * 4;
-constexpr int kTileItems = kWarps * kWarpItems;
+template <int Threads, int Vectors, int MinBlocks>
+struct TilePolicy {
+    static constexpr int kThreads = Threads;
+    static constexpr int kVectors = Vectors;
+    static constexpr int kMinBlocks = MinBlocks;  // __launch_bounds__'s blocks per SM; 0: no minimum
+    static constexpr int kWarps = kThreads / 32;
+    static constexpr int kWarpItems = kVectors * 32 * 4;
+    static constexpr int kTileItems = kWarps * kWarpItems;
+};
+
+struct TilePolicies {
+    // sm_90 (228 KiB of shared memory and 2048 threads per SM): 8192-item tiles, a 32 KiB
+    // stage; the compaction kernel takes 64 registers, so four blocks (1024 threads) are
+    // resident, six by shared memory. The H200's measured shape.
+    using Hopper = TilePolicy<256, SC_DECOUPLED_VECTORS_PER_THREAD, 0>;
+    // sm_75 (64 KiB, 1024 threads), sm_86/89 and sm_120 (100 KiB, 1536 threads): with
+    // Hopper's 32 KiB stage one compaction block fits on sm_75 (25% of its threads) and
+    // three on sm_86 (50%); a 4096-item tile (16 KiB, 47 registers on sm_86) fits
+    // three on sm_75 (75%) and five on sm_86 (83%). sm_80 (164 KiB) shares the Ampere policy.
+    using Turing = TilePolicy<256, 4, 0>;
+    using Ampere = Turing;
+    // Blackwell takes sm_120's shape, the Blackwell of the fat binary (sm_100 has
+    // Hopper's SM, but the fat binary's compute_120 PTX does not load there).
+    using Blackwell = Turing;
+};
 
 using Common::kLastEpoch;
 
@@ -58,6 +84,7 @@ struct TileState {
     unsigned int *tileCounter;  // the next tile index to hand out; back to 0 after each call
     KeptCount<Sum> *keptCount;  // compact and partition: the total, written by the last tile
     unsigned int numTiles;
+    Common::PolicyFamily family;  // whose tile shape numTiles counts in (host side)
 };
 
 // The block's tile index, from the counter rather than blockIdx, so that tiles start in
@@ -88,9 +115,12 @@ __device__ __forceinline__ void storeVector(long long *out, const long long (&va
 // holds the tile's items w * kWarpItems + j * 128 + 4l .. + 3, so that each vector
 // instruction of a warp covers 512 contiguous bytes. Sum is unsigned for the course's
 // API and unsigned long long for the 64-bit one; Out is the scan's output type (int, or
-// long long with 64-bit sums).
-template <Mode M, typename Sum, typename Out>
+// long long with 64-bit sums); P is the tile's policy.
+template <typename P, Mode M, typename Sum, typename Out>
 struct TileThread {
+    static constexpr int kVectors = P::kVectors;
+    static constexpr int kWarpItems = P::kWarpItems;
+    static constexpr int kTileItems = P::kTileItems;
     static constexpr bool kFlags = M != Mode::Scan;  // compaction and partition scan keep flags
     using Items = int[kVectors][4];
 
@@ -210,11 +240,11 @@ struct TileThread {
         }
         __syncthreads();
         const long long keptBeforeTile = static_cast<long long>(keptBefore);
-        for (unsigned s = threadIdx.x; s < tileKept; s += kThreads) out[keptBeforeTile + s] = stage[s];
+        for (unsigned s = threadIdx.x; s < tileKept; s += P::kThreads) out[keptBeforeTile + s] = stage[s];
         if constexpr (M == Mode::Partition) {
             const long long tileItems = n - tileBase < kTileItems ? n - tileBase : kTileItems;
             const long long rejectedBefore = tileBase - keptBeforeTile;
-            for (long long s = tileKept + threadIdx.x; s < tileItems; s += kThreads) {
+            for (long long s = tileKept + threadIdx.x; s < tileItems; s += P::kThreads) {
                 out[n - 1 - (rejectedBefore + (s - tileKept))] = stage[s];
             }
         }
@@ -231,24 +261,24 @@ struct TileThread {
 //      prefix (tile_status.cuh).
 //   3. Scan: store the prefixes. Compact/Partition: stage the kept (and rejected) items
 //      in shared memory in output order and store them coalesced.
-template <Mode M, typename Sum, typename Out>
-__global__ void __launch_bounds__(kThreads)
+template <typename P, Mode M, typename Sum, typename Out>
+__global__ void __launch_bounds__(P::kThreads, P::kMinBlocks)
     kernDecoupledTile(long long n, Out *out, const int *in, Predicate keep, TileState<Sum> state, bool vectorAligned) {
-    using Thread = TileThread<M, Sum, Out>;
+    using Thread = TileThread<P, M, Sum, Out>;
     __shared__ unsigned int sTile;
-    __shared__ Sum sWarpPrefix[kWarps];  // each warp's total, then its exclusive prefix in the tile
-    __shared__ Sum sTilePrefix;          // the sum of the tiles before this one
-    __shared__ Sum sTileAggregate;       // this tile's sum
-    __shared__ int sStage[Thread::kFlags ? kTileItems : 1];
+    __shared__ Sum sWarpPrefix[P::kWarps];  // each warp's total, then its exclusive prefix in the tile
+    __shared__ Sum sTilePrefix;             // the sum of the tiles before this one
+    __shared__ Sum sTileAggregate;          // this tile's sum
+    __shared__ int sStage[Thread::kFlags ? P::kTileItems : 1];
 
     const int tile = drawTile(state, sTile);
     const Thread thread(n, out, in, keep, vectorAligned, tile);
-    int items[kVectors][4];
+    int items[P::kVectors][4];
     thread.loadTile(items);
 
-    Sum warpScan[kVectors];  // each vector's sum, then the sum of the warp's items before it
+    Sum warpScan[P::kVectors];  // each vector's sum, then the sum of the warp's items before it
     thread.sumVectors(items, warpScan);
-    const Sum warpPrefix = Common::blockExclusiveScan<kWarps>(warpScan, sWarpPrefix, [&](Sum aggregate) {
+    const Sum warpPrefix = Common::blockExclusiveScan<P::kWarps>(warpScan, sWarpPrefix, [&](Sum aggregate) {
         const Sum prefix = Common::publishAndLookBack(state.status, tile, aggregate, thread.lane);
         if (thread.lane == 0) {
             sTilePrefix = prefix;
@@ -284,13 +314,15 @@ TileStorage &tileStorage() {
     return storage;
 }
 
-// The host-side preparation: grows and clears the tile words when needed, and takes this
-// call's epoch. A clear happens on growth (also after releaseWorkspaces() emptied the
-// storage) and once every 2^30 - 1 calls. The count goes to `kept`, or, when that is
-// null, to a word of the storage.
+// The host-side preparation: picks the device's tile policy, grows and clears the tile
+// words when needed, and takes this call's epoch. A clear happens on growth (also after
+// releaseWorkspaces() emptied the storage) and once every 2^30 - 1 calls. The count goes
+// to `kept`, or, when that is null, to a word of the storage.
 template <typename Sum>
 TileState<Sum> prepareTiles(long long n, KeptCount<Sum> *kept = nullptr) {
-    const auto numTiles = static_cast<unsigned int>((n + kTileItems - 1) / kTileItems);
+    const Common::PolicyFamily family = Common::policyFamily();
+    const long long items = tileItems(family);
+    const auto numTiles = static_cast<unsigned int>((n + items - 1) / items);
     const std::size_t words = 2 + TileStatus<Sum>::kWordsPerTile * static_cast<std::size_t>(numTiles);
     TileStorage &storage = tileStorage<Sum>();
     if (words > storage.words.size() || storage.epoch == kLastEpoch) {
@@ -301,7 +333,7 @@ TileState<Sum> prepareTiles(long long n, KeptCount<Sum> *kept = nullptr) {
     ++storage.epoch;
     unsigned long long *base = storage.words.get();
     auto *ownWord = reinterpret_cast<KeptCount<Sum> *>(base + 1);
-    return {{base + 2, storage.epoch}, reinterpret_cast<unsigned int *>(base), kept ? kept : ownWord, numTiles};
+    return {{base + 2, storage.epoch}, reinterpret_cast<unsigned int *>(base), kept ? kept : ownWord, numTiles, family};
 }
 
 bool aligned16(const void *ptr) { return reinterpret_cast<std::uintptr_t>(ptr) % 16 == 0; }
@@ -309,7 +341,10 @@ bool aligned16(const void *ptr) { return reinterpret_cast<std::uintptr_t>(ptr) %
 template <Mode M, typename Sum, typename Out>
 void launchTiles(long long n, Out *dOut, const int *dIn, Predicate keep, const TileState<Sum> &state) {
     const bool vectorAligned = aligned16(dIn) && aligned16(dOut);
-    kernDecoupledTile<M><<<state.numTiles, kThreads>>>(n, dOut, dIn, keep, state, vectorAligned);
+    Common::withPolicy<TilePolicies>(state.family, [&](auto policy) {
+        using P = decltype(policy);
+        kernDecoupledTile<P, M><<<state.numTiles, P::kThreads>>>(n, dOut, dIn, keep, state, vectorAligned);
+    });
     SC_CHECK_LAUNCH("kernDecoupledTile");
 }
 
@@ -340,6 +375,10 @@ std::size_t downloadKept(long long n, const TileState<unsigned long long> &state
 }
 
 }  // namespace
+
+int tileItems(Common::PolicyFamily family) {
+    return Common::withPolicy<TilePolicies>(family, [](auto policy) { return decltype(policy)::kTileItems; });
+}
 
 void scanDevice(int n, int *dOut, const int *dIn) {
     Common::Operation operation("decoupled", "scan", n);

@@ -9,8 +9,12 @@
 // resets the counter, so a timed call is the kernel launch(es) alone.
 
 #include "backends.h"
+#include "launch.h"
 
 namespace StreamCompaction::Decoupled {
+
+/** Items per tile under `family`'s tile policy (4096 or 8192). */
+int tileItems(Common::PolicyFamily family);
 
 /**
  * The registry row: scan, compaction and stable partition, for the course's `int n`

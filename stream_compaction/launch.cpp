@@ -13,6 +13,7 @@ namespace Common {
 namespace {
 int currentBlockSize = 128;
 std::size_t sharedMemoryLimitForTesting = 0;  // 0: the device's own
+std::optional<PolicyFamily> forcedPolicyFamily;  // nullopt: the device's own
 
 std::string kib(std::size_t bytes) { return std::to_string((bytes + 1023) / 1024) + " KiB"; }
 }  // namespace
@@ -60,6 +61,36 @@ void requireSharedMemory(std::size_t bytes) {
 }
 
 void limitSharedMemoryForTesting(std::size_t bytes) { sharedMemoryLimitForTesting = bytes; }
+
+const char *policyFamilyName(PolicyFamily family) {
+    switch (family) {
+        case PolicyFamily::Turing: return "turing";
+        case PolicyFamily::Ampere: return "ampere";
+        case PolicyFamily::Hopper: return "hopper";
+        case PolicyFamily::Blackwell: return "blackwell";
+    }
+    return "unknown";
+}
+
+PolicyFamily policyFamilyFor(int computeMajor) {
+    if (computeMajor < 8) return PolicyFamily::Turing;
+    if (computeMajor == 8) return PolicyFamily::Ampere;
+    if (computeMajor == 9) return PolicyFamily::Hopper;
+    return PolicyFamily::Blackwell;
+}
+
+PolicyFamily policyFamily() {
+    if (forcedPolicyFamily) return *forcedPolicyFamily;
+    static const PolicyFamily deviceFamily = [] {
+        int device = 0, major = 0;
+        SC_CUDA_CHECK(cudaGetDevice(&device));
+        SC_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+        return policyFamilyFor(major);
+    }();
+    return deviceFamily;
+}
+
+void forcePolicyFamilyForTesting(std::optional<PolicyFamily> family) { forcedPolicyFamily = family; }
 
 }  // namespace Common
 }  // namespace StreamCompaction

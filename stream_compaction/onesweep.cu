@@ -25,14 +25,45 @@ constexpr int kPasses = 32 / kDigitBits;
 constexpr unsigned kSignBit = 0x80000000u;  // with it flipped, signed order is unsigned order
 using Common::kFullMask;
 
-// A pass's tile (onesweep.h): warp w holds the tile's keys [w * kWarpItems, (w + 1) *
-// kWarpItems). Threads 0..kRadix-1 also do the per-digit work, one digit each.
-constexpr int kThreads = kTileThreads;
-constexpr int kItems = kItemsPerThread;
-constexpr int kWarps = kThreads / 32;
-constexpr int kWarpItems = 32 * kItems;
 constexpr int kDigitWarps = kRadix / 32;  // the warps of the digit threads
-static_assert(kThreads % 32 == 0 && kThreads >= kRadix && kThreads <= 1024, "one thread per digit, whole warps");
+
+// A pass's tile: kThreads threads of kItems keys each; warp w holds the tile's keys
+// [w * kWarpItems, (w + 1) * kWarpItems). Threads 0..kRadix-1 also do the per-digit work,
+// one digit each. kMinBlocks is __launch_bounds__'s blocks per SM (0: no minimum).
+template <int Threads, int Items, int MinBlocks>
+struct PassPolicy {
+    static constexpr int kThreads = Threads;
+    static constexpr int kItems = Items;
+    static constexpr int kMinBlocks = MinBlocks;
+    static constexpr int kWarps = kThreads / 32;
+    static constexpr int kWarpItems = 32 * kItems;
+    static constexpr int kTileItems = kThreads * kItems;
+    static_assert(kThreads % 32 == 0 && kThreads >= kRadix && kThreads <= 1024, "one thread per digit, whole warps");
+};
+
+// One pass policy per GPU family (Common::PolicyFamily). Registers and spills are
+// ptxas's for kernOnesweepPass, shared memory sizeof(PassStorage), the per-SM limits
+// the CUDA programming guide's; only the H200's shape was timed.
+struct PassPolicies {
+    // sm_90 (228 KiB of shared memory, 2048 threads per SM): 7680-key tiles (CUB's tile
+    // for 32-bit keys: fewer, larger tiles mean fewer look-back words to clear and read)
+    // and two blocks per SM, which holds the kernel to 64 registers (12 bytes spill).
+    // The H200's measured shape.
+    using Hopper = PassPolicy<512, 15, 2>;
+    // sm_80 to sm_89 (164 or 100 KiB, 2048 or 1536 threads): the same tile, two blocks
+    // per SM (2 x 33 KiB of shared memory), at 64 registers without spills.
+    using Ampere = Hopper;
+    // sm_75 (64 KiB, 1024 threads): two of Hopper's 33 KiB blocks do not fit, so the
+    // register cap for a second block buys nothing (one block, 512 threads); half the
+    // tile (256 threads, 18 KiB, 79 registers without a cap) fits three blocks (768
+    // threads).
+    using Turing = PassPolicy<256, 15, 0>;
+    // sm_120 (100 KiB, 1536 threads): at two blocks per SM Hopper's tile spills 32
+    // bytes, and without the cap it takes 94 registers, one block per SM; 13 keys a
+    // thread (6656-key tiles, 29 KiB) fit two blocks (1024 threads) in 64 registers
+    // without spills.
+    using Blackwell = PassPolicy<512, 13, 2>;
+};
 
 // The histogram kernel's chunk: kHistogramThreads threads of kHistogramItems keys.
 constexpr int kHistogramThreads = 256;
@@ -43,8 +74,6 @@ constexpr int kHistogramChunk = kHistogramThreads * kHistogramItems;
 // this tile alone or in this tile and every tile before it, 0 until published. The
 // look-back words are [kPasses][numTiles][kRadix]: digit d's column has stride kRadix.
 using DigitStatus = Common::ClearedTileStatus<kRadix>;
-static_assert(kTileItems < static_cast<int>(DigitStatus::kAggregateBit),
-              "a tile's count must fit below the aggregate flag");
 
 // Where each pass's pieces live in one workspace of 32-bit words. The memset at the start
 // of a sort clears everything from globalHistogram on; the bucket offsets are written
@@ -57,6 +86,7 @@ struct SortState {
     unsigned *keysBetweenPasses;  // n keys: the output of passes 0 and 2 (a separate workspace)
     unsigned numTiles;
     std::size_t clearedBytes;     // from globalHistogram to the end of tileStatus
+    Common::PolicyFamily family;  // whose pass policy numTiles counts in
 };
 constexpr int kCounterWords = 32;  // tileCounters, padded so that tileStatus starts 128-byte aligned
 
@@ -131,25 +161,30 @@ __device__ __forceinline__ unsigned lanesWithSameDigit(unsigned digit) {
 
 // A pass's shared memory. The warps' digit counters are dead once every key knows its
 // place in the tile, and the staged keys reuse their space.
+template <typename P>
 struct PassStorage {
+    static_assert(P::kTileItems < static_cast<int>(DigitStatus::kAggregateBit),
+                  "a tile's count must fit below the aggregate flag");
     union {
         // Ranking: keys of each digit that each warp has seen so far; then, per digit, how
         // many of the tile's keys with that digit the warps before each one hold.
-        unsigned warpDigitCounts[kWarps][kRadix];
-        unsigned stagedKeys[kTileItems];  // the tile's keys in digit order
+        unsigned warpDigitCounts[P::kWarps][kRadix];
+        unsigned stagedKeys[P::kTileItems];  // the tile's keys in digit order
     };
     unsigned tileDigitStart[kRadix];     // where each digit's run starts among the staged keys
     long long digitDestination[kRadix];  // output index of staged key s with digit d, less s
     unsigned warpPrefix[kDigitWarps];    // the digit scan's warp totals (blockExclusiveScanSerialTotals)
     unsigned tile;                       // this block's tile index, drawn from the counter
 };
-static_assert(sizeof(PassStorage) <= 48 * 1024, "static shared memory is limited to 48 KiB");
 
 // Starts a pass's tile: thread 0 draws its index, every thread clears digit counters; a
 // barrier. Returns the index.
-__device__ __forceinline__ unsigned startTile(PassStorage &storage, unsigned *tileCounter) {
+template <typename P>
+__device__ __forceinline__ unsigned startTile(PassStorage<P> &storage, unsigned *tileCounter) {
     if (threadIdx.x == 0) storage.tile = Common::drawTileIndex(tileCounter);
-    for (int i = threadIdx.x; i < kWarps * kRadix; i += kThreads) storage.warpDigitCounts[i / kRadix][i % kRadix] = 0;
+    for (int i = threadIdx.x; i < P::kWarps * kRadix; i += P::kThreads) {
+        storage.warpDigitCounts[i / kRadix][i % kRadix] = 0;
+    }
     __syncthreads();
     return storage.tile;
 }
@@ -157,11 +192,19 @@ __device__ __forceinline__ unsigned startTile(PassStorage &storage, unsigned *ti
 // One thread's part of a pass over one tile: key j of lane l of warp w is key
 // w * kWarpItems + j * 32 + l of the tile, so that every load of a warp reads 128
 // contiguous bytes. Keys past n (in the last tile) are neither counted, staged nor
-// written. Digit d's status is in column d of the pass's look-back words.
+// written. Digit d's status is in column d of the pass's look-back words. P is the pass's
+// policy.
+template <typename P>
 struct PassThread {
+    static constexpr int kThreads = P::kThreads;
+    static constexpr int kItems = P::kItems;
+    static constexpr int kWarps = P::kWarps;
+    static constexpr int kWarpItems = P::kWarpItems;
+    static constexpr int kTileItems = P::kTileItems;
+
     int n;
     int shift;  // the pass's digit: bits shift .. shift + kDigitBits - 1
-    PassStorage &storage;
+    PassStorage<P> &storage;
     unsigned tile;
     unsigned lane;
     unsigned warp;
@@ -169,7 +212,7 @@ struct PassThread {
     long long tileBase;  // the tile's first key
     int warpValid;       // the warp's keys before n, 0 to kWarpItems
 
-    __device__ __forceinline__ PassThread(int n, int shift, PassStorage &storage, unsigned tile)
+    __device__ __forceinline__ PassThread(int n, int shift, PassStorage<P> &storage, unsigned tile)
         : n(n),
           shift(shift),
           storage(storage),
@@ -306,16 +349,18 @@ struct PassThread {
 // the tile; stage the keys in digit order; per digit, look back; scatter the staged keys
 // to their places in the output. The first pass flips the sign bit of the keys it reads
 // (flipIn) and the last flips it back (flipOut).
-__global__ void __launch_bounds__(kThreads, 2)
+template <typename P>
+__global__ void __launch_bounds__(P::kThreads, P::kMinBlocks)
     kernOnesweepPass(int n, unsigned *keysOut, const unsigned *keysIn, int shift, unsigned flipIn, unsigned flipOut,
                      const unsigned *bucketOffsets, unsigned *tileStatus, unsigned *tileCounter) {
-    __shared__ PassStorage storage;
+    static_assert(sizeof(PassStorage<P>) <= 48 * 1024, "static shared memory is limited to 48 KiB");
+    __shared__ PassStorage<P> storage;
     const unsigned bucketStart = threadIdx.x < kRadix ? bucketOffsets[threadIdx.x] : 0u;
-    const PassThread pass(n, shift, storage, startTile(storage, tileCounter));
+    const PassThread<P> pass(n, shift, storage, startTile(storage, tileCounter));
 
-    unsigned keys[kItems];
+    unsigned keys[P::kItems];
     pass.loadKeys(keys, keysIn, flipIn);
-    unsigned place[kItems];  // the key's rank among the warp's keys of its digit, then its staged index
+    unsigned place[P::kItems];  // the key's rank among the warp's keys of its digit, then its staged index
     pass.rankKeys(keys, place);
 
     const DigitStatus status{tileStatus + threadIdx.x};  // digit threads: their digit's column
@@ -329,10 +374,13 @@ __global__ void __launch_bounds__(kThreads, 2)
 Common::Workspace scratchKeys;  // the keys after passes 0 and 2
 Common::Workspace sortWords;    // bucket offsets, histograms, tile counters, look-back words
 
-// Reserves the scratch (grown only when a larger sort needs it) and lays out the words. n > 0.
+// Picks the device's pass policy, reserves the scratch (grown only when a larger sort
+// needs it) and lays out the words. n > 0.
 SortState reserveSort(int n) {
+    const Common::PolicyFamily family = Common::policyFamily();
+    const long long items = tileItems(family);
     unsigned *keysBetweenPasses = scratchKeys.reserve<unsigned>(static_cast<std::size_t>(n));
-    const auto numTiles = static_cast<unsigned>((static_cast<long long>(n) + kTileItems - 1) / kTileItems);
+    const auto numTiles = static_cast<unsigned>((static_cast<long long>(n) + items - 1) / items);
     const std::size_t histogramWords = static_cast<std::size_t>(kPasses) * kRadix;
     const std::size_t statusWords = static_cast<std::size_t>(kPasses) * numTiles * kRadix;
     unsigned *words = sortWords.reserve<unsigned>(2 * histogramWords + kCounterWords + statusWords);
@@ -342,7 +390,8 @@ SortState reserveSort(int n) {
             words + 2 * histogramWords + kCounterWords,
             keysBetweenPasses,
             numTiles,
-            (histogramWords + kCounterWords + statusWords) * sizeof(unsigned)};
+            (histogramWords + kCounterWords + statusWords) * sizeof(unsigned),
+            family};
 }
 
 // The histogram kernel's grid: as many blocks as fit on the GPU at once (an occupancy
@@ -374,16 +423,22 @@ void sortPasses(int n, int *dOut, const int *dIn, const SortState &state, unsign
     for (int pass = 0; pass < kPasses; ++pass) {
         unsigned *to = (kPasses - 1 - pass) % 2 == 0 ? output : state.keysBetweenPasses;
         const std::size_t statusOffset = static_cast<std::size_t>(pass) * state.numTiles * kRadix;
-        kernOnesweepPass<<<state.numTiles, kThreads>>>(n, to, from, pass * kDigitBits, pass == 0 ? kSignBit : 0u,
-                                                       pass == kPasses - 1 ? kSignBit : 0u,
-                                                       state.bucketOffsets + pass * kRadix,
-                                                       state.tileStatus + statusOffset, state.tileCounters + pass);
+        Common::withPolicy<PassPolicies>(state.family, [&](auto policy) {
+            using P = decltype(policy);
+            kernOnesweepPass<P><<<state.numTiles, P::kThreads>>>(
+                n, to, from, pass * kDigitBits, pass == 0 ? kSignBit : 0u, pass == kPasses - 1 ? kSignBit : 0u,
+                state.bucketOffsets + pass * kRadix, state.tileStatus + statusOffset, state.tileCounters + pass);
+        });
         SC_CHECK_LAUNCH("kernOnesweepPass");
         from = to;
     }
 }
 
 }  // namespace
+
+int tileItems(Common::PolicyFamily family) {
+    return Common::withPolicy<PassPolicies>(family, [](auto policy) { return decltype(policy)::kTileItems; });
+}
 
 void sortDevice(int n, int *dOut, const int *dIn) {
     Common::Operation operation("onesweep", "sort", n);

@@ -8,18 +8,16 @@
 // look-back per digit (Merrill and Garland 2016), and scatters its keys straight to their
 // final places. Why: the split-based radix sort (radix.h) moves every key several times
 // per 4-bit digit; this one moves it once per 8-bit digit, about 36 bytes per key in all
-// (the histogram's read, then a read and a write per pass). The tile shape is fixed
-// (Common::blockSize() does not apply).
+// (the histogram's read, then a read and a write per pass). The tile shape is the GPU
+// family's (Common::PolicyFamily; Common::blockSize() does not apply).
 
 #include "backends.h"
+#include "launch.h"
 
 namespace StreamCompaction::Onesweep {
 
-/** A pass's tile: kTileThreads threads of kItemsPerThread keys each (CUB's tile size for
- * 32-bit keys on sm_90: fewer, larger tiles mean fewer look-back words to clear and read). */
-constexpr int kTileThreads = 512;
-constexpr int kItemsPerThread = 15;
-constexpr int kTileItems = kTileThreads * kItemsPerThread;
+/** Keys per pass tile under `family`'s pass policy (Turing 3840, Blackwell 6656, else 7680). */
+int tileItems(Common::PolicyFamily family);
 
 /**
  * The registry row: ascending sort of signed ints.

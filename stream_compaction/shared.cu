@@ -15,15 +15,33 @@ PerformanceTimer &timer() { static PerformanceTimer timer; return timer; }
 
 namespace {
 
-// Each thread owns this many consecutive elements of its block's tile: it scans them
-// serially in registers, so the shared-memory tree has one leaf per thread rather than
-// one per element (fewer levels, fewer barriers; CUDPP's scan did the same).
-// SC_SHARED_ITEMS_PER_THREAD is a tuning knob for measurements (results/h200/perf-notes.md:
-// 16 measured fastest of 4, 8, 16 and 32).
+// Each thread owns kItemsPerThread consecutive elements of its block's tile: it scans
+// them serially in registers, so the shared-memory tree has one leaf per thread rather
+// than one per element (fewer levels, fewer barriers; CUDPP's scan did the same). The
+// block size is the run's (Common::blockSize()); a tile of B threads takes about
+// 4.2 * B * kItemsPerThread bytes of shared memory. One policy per GPU family
+// (Common::PolicyFamily); only the H200's was timed. SC_SHARED_ITEMS_PER_THREAD is a
+// tuning knob for measurements of the Hopper policy (results/h200/perf-notes.md: 16
+// measured fastest of 4, 8, 16 and 32).
 #ifndef SC_SHARED_ITEMS_PER_THREAD
 #define SC_SHARED_ITEMS_PER_THREAD 16
 #endif
-constexpr int kItemsPerThread = SC_SHARED_ITEMS_PER_THREAD;
+template <int ItemsPerThread>
+struct TilePolicy {
+    static constexpr int kItemsPerThread = ItemsPerThread;
+};
+
+struct TilePolicies {
+    // sm_90 (227 KiB a block): 16 items, 70 KiB at 1024 threads. The H200's measured shape.
+    using Hopper = TilePolicy<SC_SHARED_ITEMS_PER_THREAD>;
+    // sm_80 to sm_89 and sm_120 (99 KiB a block or more): 16 items fit every block size.
+    using Ampere = Hopper;
+    using Blackwell = Hopper;
+    // sm_75 (64 KiB a block and per SM, 1024 threads per SM): 16 items leave 1024-thread
+    // blocks unable to run (70 KiB) and fit one 512-thread block per SM (35 KiB); 8 items
+    // run every block size and fit two 512-thread blocks, all of the SM's threads.
+    using Turing = TilePolicy<8>;
+};
 
 Common::Workspace tileSums;  // every recursion level's tile sums, then the total
 
@@ -49,13 +67,13 @@ __device__ inline unsigned scanned(int value, Predicate keep) {
 // loads, a per-thread sum, then a block reduction with warp shuffles. Reading the input
 // once here and once in kernTileScan moves 12 bytes per element in all, against 16 for
 // scan-then-add (GPU Gems 3, 39.2.4), which writes and re-reads the scanned array.
-template <Input In>
+template <typename P, Input In>
 __global__ void kernTileSums(int n, int *sums, const int *in, Predicate keep) {
     __shared__ unsigned warpTotals[32];
-    const long long tileBase = static_cast<long long>(blockIdx.x) * blockDim.x * kItemsPerThread;
+    const long long tileBase = static_cast<long long>(blockIdx.x) * blockDim.x * P::kItemsPerThread;
     unsigned sum = 0;
 #pragma unroll
-    for (int r = 0; r < kItemsPerThread; ++r) {
+    for (int r = 0; r < P::kItemsPerThread; ++r) {
         const long long i = tileBase + r * blockDim.x + threadIdx.x;
         if (i < n) sum += scanned<In>(in[i], keep);
     }
@@ -77,9 +95,10 @@ __global__ void kernTileSums(int n, int *sums, const int *in, Predicate keep) {
 // shared buffer, coalesced. KeepFlags: each kept element is staged at its rank and the
 // tile's kept elements are stored coalesced at offset + rank (map, scan and scatter in
 // one kernel). A lone tile (no offsets) writes the grand total to *total.
-template <Input In>
+template <typename P, Input In>
 __global__ void kernTileScan(int n, int *out, const int *in, const int *tileOffsets, int *total, int treeSize,
                              Predicate keep) {
+    constexpr int kItemsPerThread = P::kItemsPerThread;
     extern __shared__ unsigned shared[];
     __shared__ unsigned tileTotal;
     const int tileItems = blockDim.x * kItemsPerThread;
@@ -136,6 +155,7 @@ __global__ void kernTileScan(int n, int *out, const int *in, const int *tileOffs
 }
 
 struct Shape {
+    Common::PolicyFamily family;  // whose tile policy the kernels take
     int threads;
     int tileItems;
     int treeSize;        // threads rounded up to a power of two
@@ -144,16 +164,22 @@ struct Shape {
 
 Shape currentShape() {
     Shape shape;
+    shape.family = Common::policyFamily();
     shape.threads = Common::blockSize();
-    shape.tileItems = shape.threads * kItemsPerThread;
+    shape.tileItems = shape.threads * itemsPerThread(shape.family);
     shape.treeSize = 1 << ilog2ceil(shape.threads);
     shape.sharedBytes = sizeof(unsigned) * static_cast<size_t>(padded(shape.tileItems) + padded(shape.treeSize));
     // Past 48 KiB (512 threads and more) a kernel must opt in to its dynamic shared memory,
     // up to the device's limit.
     Common::requireSharedMemory(shape.sharedBytes);
     const int bytes = static_cast<int>(shape.sharedBytes);
-    SC_CUDA_CHECK(cudaFuncSetAttribute(kernTileScan<Input::Values>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
-    SC_CUDA_CHECK(cudaFuncSetAttribute(kernTileScan<Input::KeepFlags>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+    Common::withPolicy<TilePolicies>(shape.family, [bytes](auto policy) {
+        using P = decltype(policy);
+        SC_CUDA_CHECK(cudaFuncSetAttribute(kernTileScan<P, Input::Values>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                           bytes));
+        SC_CUDA_CHECK(cudaFuncSetAttribute(kernTileScan<P, Input::KeepFlags>,
+                                           cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+    });
     return shape;
 }
 
@@ -167,26 +193,56 @@ size_t levelWords(int count, const Shape &shape) {
     return static_cast<size_t>(tiles) + levelWords(tiles, shape);
 }
 
-// Exclusive scan of `count` values (in may be out), any count: one tile is scanned in
-// place; more are reduced, their sums scanned recursively, and each tile scanned with
-// its offset. `scratch` holds levelWords(count) ints; *total gets the sum of all.
-void scanValues(int count, int *out, const int *in, int *scratch, int *total, const Shape &shape) {
+// Exclusive scan of `count` values (in may be out), any count, with policy P: one tile
+// is scanned in place; more are reduced, their sums scanned recursively, and each tile
+// scanned with its offset. `scratch` holds levelWords(count) ints; *total gets the sum
+// of all.
+template <typename P>
+void scanValuesWith(int count, int *out, const int *in, int *scratch, int *total, const Shape &shape) {
     if (count <= shape.tileItems) {
-        kernTileScan<Input::Values><<<1, shape.threads, shape.sharedBytes>>>(count, out, in, nullptr, total,
-                                                                            shape.treeSize, Predicate::nonZero());
+        kernTileScan<P, Input::Values><<<1, shape.threads, shape.sharedBytes>>>(count, out, in, nullptr, total,
+                                                                               shape.treeSize, Predicate::nonZero());
         SC_CHECK_LAUNCH("kernTileScan<values>");
         return;
     }
     const int tiles = tilesFor(count, shape);
-    kernTileSums<Input::Values><<<tiles, shape.threads>>>(count, scratch, in, Predicate::nonZero());
+    kernTileSums<P, Input::Values><<<tiles, shape.threads>>>(count, scratch, in, Predicate::nonZero());
     SC_CHECK_LAUNCH("kernTileSums<values>");
-    scanValues(tiles, scratch, scratch, scratch + tiles, total, shape);
-    kernTileScan<Input::Values><<<tiles, shape.threads, shape.sharedBytes>>>(count, out, in, scratch, nullptr,
-                                                                            shape.treeSize, Predicate::nonZero());
+    scanValuesWith<P>(tiles, scratch, scratch, scratch + tiles, total, shape);
+    kernTileScan<P, Input::Values><<<tiles, shape.threads, shape.sharedBytes>>>(count, out, in, scratch, nullptr,
+                                                                               shape.treeSize, Predicate::nonZero());
     SC_CHECK_LAUNCH("kernTileScan<values>");
 }
 
+// The same with the shape's policy.
+void scanValues(int count, int *out, const int *in, int *scratch, int *total, const Shape &shape) {
+    Common::withPolicy<TilePolicies>(shape.family, [&](auto policy) {
+        scanValuesWith<decltype(policy)>(count, out, in, scratch, total, shape);
+    });
+}
+
+// Compaction of n > 0 elements into dOut with the shape's policy: each tile's kept count
+// into tileCounts, their exclusive scan in place (*keptTotal gets the sum), then each
+// tile's kept elements at its offset. `scratch` holds levelWords(tiles) ints.
+void compactTiles(int n, int *dOut, const int *dIn, Predicate keep, int *tileCounts, int *scratch, int *keptTotal,
+                  const Shape &shape) {
+    const int tiles = tilesFor(n, shape);
+    Common::withPolicy<TilePolicies>(shape.family, [&](auto policy) {
+        using P = decltype(policy);
+        kernTileSums<P, Input::KeepFlags><<<tiles, shape.threads>>>(n, tileCounts, dIn, keep);
+        SC_CHECK_LAUNCH("kernTileSums<flags>");
+        scanValuesWith<P>(tiles, tileCounts, tileCounts, scratch, keptTotal, shape);
+        kernTileScan<P, Input::KeepFlags><<<tiles, shape.threads, shape.sharedBytes>>>(n, dOut, dIn, tileCounts, nullptr,
+                                                                                      shape.treeSize, keep);
+        SC_CHECK_LAUNCH("kernTileScan<flags>");
+    });
+}
+
 }  // namespace
+
+int itemsPerThread(Common::PolicyFamily family) {
+    return Common::withPolicy<TilePolicies>(family, [](auto policy) { return decltype(policy)::kItemsPerThread; });
+}
 
 void scanDevice(int n, int *dOut, const int *dIn) {
     Common::Operation operation("shared", "scan", n);
@@ -203,13 +259,7 @@ void compactDevice(int n, int *dOut, const int *dIn, Predicate keep, int *kept) 
     const size_t words = static_cast<size_t>(tiles) + levelWords(tiles, shape);
     int *tileCounts = tileSums.reserve<int>(words);  // kept per tile, then their scan
     int *scratch = tileCounts + tiles;
-    if (n == 0) return;
-    kernTileSums<Input::KeepFlags><<<tiles, shape.threads>>>(n, tileCounts, dIn, keep);
-    SC_CHECK_LAUNCH("kernTileSums<flags>");
-    scanValues(tiles, tileCounts, tileCounts, scratch, kept, shape);  // the scan's total is the count
-    kernTileScan<Input::KeepFlags><<<tiles, shape.threads, shape.sharedBytes>>>(n, dOut, dIn, tileCounts, nullptr,
-                                                                               shape.treeSize, keep);
-    SC_CHECK_LAUNCH("kernTileScan<flags>");
+    if (n > 0) compactTiles(n, dOut, dIn, keep, tileCounts, scratch, kept, shape);  // the scan's total is the count
 }
 
 const Backend &backend() {

@@ -5,8 +5,12 @@
 // the map and scatter steps fused into the tile kernels.
 
 #include "backends.h"
+#include "launch.h"
 
 namespace StreamCompaction::Shared {
+
+/** Elements per thread under `family`'s tile policy: a tile is Common::blockSize() times this. */
+int itemsPerThread(Common::PolicyFamily family);
 
 /**
  * The registry row: scan and compaction, at Common::blockSize() threads per tile.

@@ -1,5 +1,6 @@
 // The Onesweep radix sort (stream_compaction/onesweep.h) against std::sort: sizes 0, 1 and
-// 2, around its tile (kTileItems keys), several and many tiles, 2^20 + 3 and 2^24 + 7;
+// 2, around the Hopper policy's tile (the H200's; test_policies.cpp takes every family's
+// tile), several and many tiles, 2^20 + 3 and 2^24 + 7;
 // keys over the whole int range (negatives included), all equal, already sorted, reverse
 // sorted and with few distinct values (INT_MIN and INT_MAX among them). Every output is
 // poisoned with 0xCD bytes first, the input must come back unchanged, and every case is
@@ -31,6 +32,9 @@ namespace {
 
 namespace Onesweep = StreamCompaction::Onesweep;
 using StreamCompaction::Common::DeviceBuffer;
+
+/** Keys per pass tile of the Hopper policy, the H200's. */
+const int kTile = Onesweep::tileItems(StreamCompaction::Common::PolicyFamily::Hopper);
 
 enum class Shape { WholeRange, AllEqual, Sorted, Reversed, FewDistinct };
 
@@ -102,7 +106,7 @@ void expectSortsLikeStdSort(const std::vector<int> &input, int inOffset = 0, int
 }
 
 std::vector<int> sizes() {
-    const int tile = Onesweep::kTileItems;
+    const int tile = kTile;
     return {0,        1,        2,     tile - 1, tile, tile + 1, 5 * tile + 3,  // several tiles
             100 * tile + 11,  // the look-back passes many aggregates
             (1 << 20) + 3, (1 << 24) + 7};
@@ -130,7 +134,7 @@ INSTANTIATE_TEST_SUITE_P(Sizes, OnesweepSort,
 // The scratch grows and is reused: sizes that shrink and grow again, each sorted twice.
 TEST(OnesweepSortCalls, CallsOfChangingSize) {
     SKIP_WITHOUT_GPU();
-    const int tile = Onesweep::kTileItems;
+    const int tile = kTile;
     const auto seed = TestSupport::freshSeed();
     for (int n : {40 * tile + 5, 1, tile + 1, (1 << 20) + 3, 2, 40 * tile + 5}) {
         SCOPED_TRACE(testing::Message() << "onesweep sort, n = " << n << ", seed " << seed);
@@ -142,7 +146,7 @@ TEST(OnesweepSortCalls, CallsOfChangingSize) {
 TEST(OnesweepSortCalls, UnalignedArrays) {
     SKIP_WITHOUT_GPU();
     const auto seed = TestSupport::freshSeed();
-    const std::vector<int> input = makeInput(Shape::WholeRange, 3 * Onesweep::kTileItems + 7, seed);
+    const std::vector<int> input = makeInput(Shape::WholeRange, 3 * kTile + 7, seed);
     for (int inOffset : {1, 2, 3}) {
         SCOPED_TRACE(testing::Message() << "input " << inOffset << " ints past alignment, seed " << seed);
         expectSortsLikeStdSort(input, inOffset, 4 - inOffset);
@@ -153,7 +157,7 @@ TEST(OnesweepSortCalls, UnalignedArrays) {
 TEST(OnesweepSortCalls, HostArrays) {
     SKIP_WITHOUT_GPU();
     const auto seed = TestSupport::freshSeed();
-    for (int n : {0, 1, 1000, 2 * Onesweep::kTileItems + 1}) {
+    for (int n : {0, 1, 1000, 2 * kTile + 1}) {
         SCOPED_TRACE(testing::Message() << "onesweep host sort, n = " << n << ", seed " << seed);
         const std::vector<int> input = makeInput(Shape::FewDistinct, n, seed);
         std::vector<int> output = TestSupport::poisoned(n);

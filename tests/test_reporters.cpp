@@ -560,7 +560,7 @@ TEST(MarkdownReporter, TablesPasteIntoAReadme) {
     EXPECT_TRUE(problems.empty()) << GfmCheck::describe(problems) << text;
     // A line that says where and when, then the whole context folded away.
     EXPECT_NE(text.find("## cis565_stream_compaction sweep\n\n"
-                        "GPU: NVIDIA H200 · mode: hot · commit: abc1234 · date: 2025-01-31T12:00:00Z\n\n"
+                        "GPU: NVIDIA H200 · mode: cold · commit: abc1234 · date: 2025-01-31T12:00:00Z\n\n"
                         "<details><summary>Context</summary>\n\n- Run: 20250131T120000Z-3fa2\n"),
               std::string::npos)
         << text;

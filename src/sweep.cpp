@@ -506,11 +506,12 @@ private:
         for (std::size_t i = 0; i < plan.size(); ++i) {
             if (stopSignal && rows[i].status == Row::Status::Passed && rows[i].timing.samples == 0) continue;
             if (rows[i].status == Row::Status::Passed && rows[i].timing.medianMs > 0) {
-                // No row is compared with itself: the CPU's and the reference's own rows
-                // have no speed-up over themselves.
+                // No row is compared with itself, and the CPU's rows with nothing: the
+                // speed-ups are the GPU back ends' (and a submission's CPU's).
                 const bool isCpu = !plan[i].backend->onGpu && !StreamCompaction::timedByImplementation(*plan[i].backend);
+                const bool overReference = plan[i].backend->onGpu && !plan[i].backend->reference;
                 addFigures(rows[i], c.want.kept, isCpu ? std::nullopt : baselines.cpu,
-                           plan[i].backend->reference ? std::nullopt : baselines.reference, copy_);
+                           overReference ? baselines.reference : std::nullopt, copy_);
             }
             report(rows[i]);
         }

@@ -25,6 +25,10 @@
 #include <dlfcn.h>
 #endif
 
+// NVML's opaque device, named as nvml.h names it (nvmlDevice_t), at global scope so that
+// a call through a looked-up pointer has the type the library's function has.
+struct nvmlDevice_st;
+
 namespace Harness {
 
 namespace {
@@ -82,8 +86,7 @@ private:
 // nvml.h's types and constants, as far as they are used here: every function returns
 // an nvmlReturn_t (NVML_SUCCESS = 0); a device is an opaque pointer; the enums are ints.
 using NvmlReturn = int;
-struct NvmlDeviceStruct;
-using NvmlDevice = NvmlDeviceStruct *;
+using NvmlDevice = ::nvmlDevice_st *;
 constexpr NvmlReturn kNvmlSuccess = 0;
 constexpr int kNvmlClockSm = 1;         // NVML_CLOCK_SM
 constexpr int kNvmlClockMemory = 2;     // NVML_CLOCK_MEM

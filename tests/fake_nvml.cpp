@@ -11,22 +11,27 @@
 
 #include <cstring>
 
+// NVML's opaque device type (nvmlDevice_t), as the harness declares it.
+struct nvmlDevice_st {
+    int id;
+};
+
 namespace {
-int theDevice = 0;
+nvmlDevice_st theDevice{0};
 constexpr int kSuccess = 0, kInvalidArgument = 2, kNotSupported = 3, kNotFound = 6;
 }  // namespace
 
 FAKE_NVML_EXPORT int nvmlInit_v2() { return kSuccess; }
 FAKE_NVML_EXPORT int nvmlShutdown() { return kSuccess; }
 
-FAKE_NVML_EXPORT int nvmlDeviceGetHandleByPciBusId_v2(const char *pciBusId, void **device) {
+FAKE_NVML_EXPORT int nvmlDeviceGetHandleByPciBusId_v2(const char *pciBusId, nvmlDevice_st **device) {
     if (!pciBusId || !device) return kInvalidArgument;
     if (std::strcmp(pciBusId, "0000:01:00.0") != 0) return kNotFound;
     *device = &theDevice;
     return kSuccess;
 }
 
-FAKE_NVML_EXPORT int nvmlDeviceGetClockInfo(void *device, int type, unsigned *clock) {
+FAKE_NVML_EXPORT int nvmlDeviceGetClockInfo(nvmlDevice_st *device, int type, unsigned *clock) {
     if (device != &theDevice || !clock) return kInvalidArgument;
     if (type == 1) *clock = 1755;  // NVML_CLOCK_SM
     else if (type == 2) *clock = 2619;  // NVML_CLOCK_MEM
@@ -34,19 +39,19 @@ FAKE_NVML_EXPORT int nvmlDeviceGetClockInfo(void *device, int type, unsigned *cl
     return kSuccess;
 }
 
-FAKE_NVML_EXPORT int nvmlDeviceGetTemperature(void *device, int sensor, unsigned *celsius) {
+FAKE_NVML_EXPORT int nvmlDeviceGetTemperature(nvmlDevice_st *device, int sensor, unsigned *celsius) {
     if (device != &theDevice || !celsius || sensor != 0) return kInvalidArgument;  // NVML_TEMPERATURE_GPU
     *celsius = 61;
     return kSuccess;
 }
 
-FAKE_NVML_EXPORT int nvmlDeviceGetPowerUsage(void *device, unsigned *milliwatts) {
+FAKE_NVML_EXPORT int nvmlDeviceGetPowerUsage(nvmlDevice_st *device, unsigned *milliwatts) {
     if (device != &theDevice || !milliwatts) return kInvalidArgument;
     *milliwatts = 512345;
     return kSuccess;
 }
 
-FAKE_NVML_EXPORT int nvmlDeviceGetCurrentClocksThrottleReasons(void *device, unsigned long long *reasons) {
+FAKE_NVML_EXPORT int nvmlDeviceGetCurrentClocksThrottleReasons(nvmlDevice_st *device, unsigned long long *reasons) {
     if (device != &theDevice || !reasons) return kInvalidArgument;
     *reasons = 0x1 | 0x4;  // GPU idle, SW power cap
     return kSuccess;

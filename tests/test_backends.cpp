@@ -158,9 +158,16 @@ TEST(Registry, AnEmptyCallIsTimedToo) {
     for (const Case &which : allCases()) {
         if (!which.backend->onGpu) continue;
         SCOPED_TRACE(testing::Message() << which.backend->name << " " << Harness::opName(which.op));
-        const double largeMs = Harness::run(*which.backend, which.op, large, settings).timing.medianMs;
-        const double emptyMs = Harness::run(*which.backend, which.op, {}, settings).timing.medianMs;
-        EXPECT_LT(emptyMs, largeMs);
+        // Up to five tries: a back end timed with a host synchronisation (Thrust) waits for
+        // whatever the other processes run on the GPU, which can stretch any one try.
+        bool shorter = false;
+        double largeMs = 0, emptyMs = 0;
+        for (int attempt = 0; attempt < 5 && !shorter; ++attempt) {
+            largeMs = Harness::run(*which.backend, which.op, large, settings).timing.medianMs;
+            emptyMs = Harness::run(*which.backend, which.op, {}, settings).timing.medianMs;
+            shorter = emptyMs < largeMs;
+        }
+        EXPECT_TRUE(shorter) << "empty " << emptyMs << " ms, 2^24 elements " << largeMs << " ms";
     }
 }
 

@@ -1,6 +1,9 @@
 #pragma once
-// Shared by the test files: fresh random inputs with their seed, and the edge sizes.
+// Shared by the test files: fresh random inputs with their seed, the edge sizes, timer
+// checks, and copies to and from arrays on the host or the device.
 
+#include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <random>
 #include <string>
@@ -62,6 +65,22 @@ inline testing::AssertionResult timedSince(StreamCompaction::Common::Performance
     if (reading > 0 && reading != primed) return testing::AssertionSuccess();
     return testing::AssertionFailure() << "the timer reads " << reading << " ms; primed with " << primed
                                        << " ms: the call did not set it";
+}
+
+/** The n ints at `in`, copied from the device when `onDevice`, else from the host. */
+inline std::vector<int> readBack(const int *in, std::size_t n, bool onDevice) {
+    std::vector<int> values(n);
+    if (onDevice) SC_CUDA_CHECK(cudaMemcpy(values.data(), in, n * sizeof(int), cudaMemcpyDeviceToHost));
+    else std::copy(in, in + n, values.begin());
+    return values;
+}
+
+/** Writes `values` to to[first, first + values.size()), on the device when `onDevice`, else on the host. */
+template <typename T>
+void writeAt(T *to, std::size_t first, const std::vector<T> &values, bool onDevice) {
+    if (values.empty()) return;
+    if (onDevice) SC_CUDA_CHECK(cudaMemcpy(to + first, values.data(), values.size() * sizeof(T), cudaMemcpyHostToDevice));
+    else std::copy(values.begin(), values.end(), to + first);
 }
 
 #define SKIP_WITHOUT_GPU()                                                     \

@@ -42,14 +42,22 @@ std::vector<int> slice(const std::vector<int> &values, std::size_t from, std::si
 // The chapter's blocks hold 256 values; ours hold kItemsPerThread per thread.
 constexpr int kChapterBlock = 256;
 
+// The three kernels' figures on the chapter's example, keeping the multiples of 3 of
+// `input` into a poisoned output, which `output` receives whole.
+Textbook::CompactionSteps chapterSteps(const std::vector<int> &input, std::vector<int> &output) {
+    Textbook::CompactionSteps steps;
+    output = TextbookTests::runPoisoned(input, [&](int *dOut, const int *dIn) {
+        steps = Textbook::compactDeviceSteps(static_cast<int>(input.size()), dOut, dIn, Predicate::multipleOf(3));
+    });
+    return steps;
+}
+
 TEST(TextbookWorkedExample, Section61SingleBlockKeepsTheMultiplesOfThree) {
     SKIP_WITHOUT_GPU();
     TextbookTests::BlockSizeScope blocks(kChapterBlock / Textbook::kItemsPerThread);
     const std::vector<int> input = iota(256);
-    Textbook::CompactionSteps steps;
-    const std::vector<int> output = TextbookTests::runPoisoned(input, [&](int *dOut, const int *dIn) {
-        steps = Textbook::compactDeviceSteps(256, dOut, dIn, Predicate::multipleOf(3));
-    });
+    std::vector<int> output;
+    const Textbook::CompactionSteps steps = chapterSteps(input, output);
     EXPECT_EQ(steps.kept, 86);
     EXPECT_EQ(steps.blockCounts, std::vector<int>({86}));
     EXPECT_EQ(steps.blockOffsets, std::vector<int>({0}));
@@ -62,10 +70,8 @@ TEST(TextbookWorkedExample, Section62ThreeKernelsOverEightBlocks) {
     SKIP_WITHOUT_GPU();
     TextbookTests::BlockSizeScope blocks(kChapterBlock / Textbook::kItemsPerThread);
     const std::vector<int> input = iota(2048);
-    Textbook::CompactionSteps steps;
-    const std::vector<int> output = TextbookTests::runPoisoned(input, [&](int *dOut, const int *dIn) {
-        steps = Textbook::compactDeviceSteps(2048, dOut, dIn, Predicate::multipleOf(3));
-    });
+    std::vector<int> output;
+    const Textbook::CompactionSteps steps = chapterSteps(input, output);
     EXPECT_EQ(steps.kept, 683);
     EXPECT_EQ(steps.blockCounts, std::vector<int>({86, 85, 85, 86, 85, 85, 86, 85}));
     EXPECT_EQ(steps.blockOffsets, std::vector<int>({0, 86, 171, 256, 342, 427, 512, 598}));
@@ -195,13 +201,10 @@ class TextbookMultiPartition : public ::testing::TestWithParam<std::tuple<Shape,
 
 TEST_P(TextbookMultiPartition, MatchesOneCopyPerBucket) {
     SKIP_WITHOUT_GPU();
-    const auto [shape, n] = GetParam();
-    const auto seed = TestSupport::freshSeed();
-    SCOPED_TRACE(testing::Message() << TextbookTests::shapeName(shape) << ", n = " << n << ", seed " << seed);
-    const std::vector<int> input = TextbookTests::makeInput(shape, n, seed);
-    for (int k : {4, 1, 3, 16}) expectMultiPartitionMatches(input, BucketFunction::modulo(k));
-    expectMultiPartitionMatches(input, BucketFunction::signedDigit(28, 4));
-    expectMultiPartitionMatches(input, BucketFunction::digit(0, 2));
+    const TextbookTests::CaseInput input(GetParam());
+    for (int k : {4, 1, 3, 16}) expectMultiPartitionMatches(input.values, BucketFunction::modulo(k));
+    expectMultiPartitionMatches(input.values, BucketFunction::signedDigit(28, 4));
+    expectMultiPartitionMatches(input.values, BucketFunction::digit(0, 2));
 }
 
 std::vector<std::tuple<Shape, int>> multiPartitionCases() {

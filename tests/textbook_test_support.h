@@ -1,6 +1,7 @@
 #pragma once
-// Shared by test_textbook.cpp and test_radix.cpp: the input shapes they are checked on,
-// a block-size scope, a poisoned device call, and a check through the harness's runner.
+// Shared by test_textbook.cpp and test_radix.cpp: the input shapes they are checked on and
+// a case's input from a fresh seed, a block-size scope, a poisoned device call, and a
+// check through the harness's runner.
 
 #include <algorithm>
 #include <climits>
@@ -8,6 +9,7 @@
 #include <functional>
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -52,6 +54,27 @@ inline std::vector<int> makeInput(Shape shape, int n, std::uint64_t seed) {
     return input;
 }
 
+/**
+ * The input of a case (shape, n): made from a fresh seed that a trace names, with the
+ * shape and n, for as long as the input lives, so that a failure can be replayed.
+ */
+class CaseInput {
+public:
+    explicit CaseInput(const std::tuple<Shape, int> &shapeAndSize)
+        : seed_(TestSupport::freshSeed()),
+          trace_(__FILE__, __LINE__,
+                 testing::Message() << shapeName(std::get<0>(shapeAndSize)) << ", n = " << std::get<1>(shapeAndSize)
+                                    << ", seed " << seed_),
+          values(makeInput(std::get<0>(shapeAndSize), std::get<1>(shapeAndSize), seed_)) {}
+
+private:
+    std::uint64_t seed_;
+    testing::ScopedTrace trace_;
+
+public:
+    const std::vector<int> values;
+};
+
 /** Sets the GPU block size for a scope and puts the old one back. */
 class BlockSizeScope {
 public:
@@ -86,10 +109,8 @@ inline void expectMatchesReference(const char *backendName, Harness::Op op, cons
                                    StreamCompaction::Predicate keep) {
     const StreamCompaction::Backend *backend = StreamCompaction::findBackend(backendName);
     ASSERT_NE(backend, nullptr) << "no back end named " << backendName;
-    Harness::RunSettings settings;
-    settings.warmup = 1;  // the checked call is the second: it reuses the first call's scratch
-    settings.reps = 1;
-    settings.keep = keep;
+    // The checked call is the second: it reuses the first call's scratch.
+    const Harness::RunSettings settings{.warmup = 1, .reps = 1, .keep = keep};
     const Harness::Run result = Harness::run(*backend, op, input, settings);
     const Harness::Verdict verdict = Harness::verify(op, result, Harness::expected(op, input, keep));
     EXPECT_TRUE(verdict.passed()) << verdict.detail;

@@ -90,6 +90,16 @@ CLI::Validator validator(const char *name, Check check) {
         "", name);
 }
 
+// A count of runs from `least` to 1000 (--reps, --warmup).
+CLI::Validator runCount(const char *name, int least) {
+    return validator(name, [least](const std::string &text) {
+        const int count = parseCount(text);
+        if (count < least || count > 1000) {
+            throw std::invalid_argument(fmt::format("'{}' is not a count of runs; use {} to 1000", text, least));
+        }
+    });
+}
+
 // The number of single-character edits (insertions, deletions, substitutions and swaps
 // of neighbours) that turn `a` into `b`: the optimal string alignment distance.
 std::size_t editDistance(const std::string &a, const std::string &b) {
@@ -372,21 +382,11 @@ void addRunOptions(CLI::App &app, Options &options, RawText &raw) {
     app.add_option("--reps", raw.reps, "Timed calls per figure; the median is printed (default 5)")
         ->group(kRunGroup)
         ->type_name("R")
-        ->check(validator("R", [](const std::string &text) {
-            const int reps = parseCount(text);
-            if (reps < 1 || reps > 1000) {
-                throw std::invalid_argument(fmt::format("'{}' is not a count of runs; use 1 to 1000", text));
-            }
-        }));
+        ->check(runCount("R", 1));
     app.add_option("--warmup", raw.warmup, "Untimed calls before the timed ones (default 1)")
         ->group(kRunGroup)
         ->type_name("W")
-        ->check(validator("W", [](const std::string &text) {
-            const int warmup = parseCount(text);
-            if (warmup < 0 || warmup > 1000) {
-                throw std::invalid_argument(fmt::format("'{}' is not a count of runs; use 0 to 1000", text));
-            }
-        }));
+        ->check(runCount("W", 0));
 }
 
 // Adds the sweep and report options; returns those whose presence asks for a sweep.

@@ -35,6 +35,13 @@ std::vector<int> fullRangeInput(long long size) {
     return values;
 }
 
+// Whether the back end has the entry point of the width asked: `Entry32` and `Entry64` are
+// its member pointers for the two widths.
+template <auto Entry32, auto Entry64>
+bool offeredBy(const Backend &backend, bool wide) {
+    return wide ? backend.*Entry64 != nullptr : backend.*Entry32 != nullptr;
+}
+
 // A compaction or partition: kept elements first; returns how many. `Entry32` and
 // `Entry64` are the back end's member pointers for the two widths.
 template <int (*Backend::*Entry32)(int, int *, const int *, Predicate),
@@ -62,12 +69,9 @@ Result expectedCount(std::vector<int> output, long long kept) {
 }
 
 const Operation kScan{
-    .op = Op::Scan,
-    .name = "scan",
-    .courseSection = "SCAN TESTS",
-    .bytesCounted = "scan 8n (12n past 2^31 - 1, int64 sums)",
-    .returnsCount = false,
-    .offeredBy = [](const Backend &b, bool wide) { return wide ? b.scan64 != nullptr : b.scan != nullptr; },
+    .op = Op::Scan, .name = "scan", .courseSection = "SCAN TESTS",
+    .bytesCounted = "scan 8n (12n past 2^31 - 1, int64 sums)", .returnsCount = false,
+    .offeredBy = offeredBy<&Backend::scan, &Backend::scan64>,
     .call = [](const Backend &b, bool, long long n, int *out, const int *in, Predicate, long long &) {
         b.scan(static_cast<int>(n), out, in);  // the 64-bit scan writes int64 sums: callInt64Sums
         return n;
@@ -87,14 +91,10 @@ const Operation kScan{
 };
 
 const Operation kCompact{
-    .op = Op::Compact,
-    .name = "compact",
-    .courseSection = "STREAM COMPACTION TESTS",
-    .bytesCounted = "compact 4n + 4k (k kept)",
-    .returnsCount = true,
-    .offeredBy = [](const Backend &b, bool wide) { return wide ? b.compact64 != nullptr : b.compact != nullptr; },
+    .op = Op::Compact, .name = "compact", .courseSection = "STREAM COMPACTION TESTS",
+    .bytesCounted = "compact 4n + 4k (k kept)", .returnsCount = true,
+    .offeredBy = offeredBy<&Backend::compact, &Backend::compact64>,
     .call = callCounted<&Backend::compact, &Backend::compact64>,
-    .callInt64Sums = nullptr,
     .trafficBytes = [](long long n, long long kept) { return (double(n) + double(kept)) * sizeof(int); },
     .randomInput = flagsInput,
     .expected = [](const std::vector<int> &input, Predicate keep, bool) {
@@ -105,17 +105,13 @@ const Operation kCompact{
 };
 
 const Operation kPartition{
-    .op = Op::Partition,
-    .name = "partition",
-    .courseSection = "PARTITION TESTS",
-    .bytesCounted = "partition 8n",
-    .returnsCount = true,
-    .offeredBy = [](const Backend &b, bool wide) { return wide ? b.partition64 != nullptr : b.partition != nullptr; },
+    .op = Op::Partition, .name = "partition", .courseSection = "PARTITION TESTS",
+    .bytesCounted = "partition 8n", .returnsCount = true,
+    .offeredBy = offeredBy<&Backend::partition, &Backend::partition64>,
     .call = [](const Backend &b, bool wide, long long n, int *out, const int *in, Predicate keep, long long &kept) {
         callCounted<&Backend::partition, &Backend::partition64>(b, wide, n, out, in, keep, kept);
         return n;  // every element is written: the kept ones, then the rest
     },
-    .callInt64Sums = nullptr,
     .trafficBytes = [](long long n, long long) { return 2.0 * double(n) * sizeof(int); },
     .randomInput = flagsInput,
     .expected = [](const std::vector<int> &input, Predicate keep, bool) {
@@ -125,14 +121,10 @@ const Operation kPartition{
 };
 
 const Operation kSort{
-    .op = Op::Sort,
-    .name = "sort",
-    .courseSection = "RADIX SORT TESTS",
-    .bytesCounted = "sort 8n (the minimum: one read and one write; a radix sort moves more)",
-    .returnsCount = false,
-    .offeredBy = [](const Backend &b, bool wide) { return wide ? b.sort64 != nullptr : b.sort != nullptr; },
+    .op = Op::Sort, .name = "sort", .courseSection = "RADIX SORT TESTS",
+    .bytesCounted = "sort 8n (the minimum: one read and one write; a radix sort moves more)", .returnsCount = false,
+    .offeredBy = offeredBy<&Backend::sort, &Backend::sort64>,
     .call = callAll<&Backend::sort, &Backend::sort64>,
-    .callInt64Sums = nullptr,
     .trafficBytes = [](long long n, long long) { return 2.0 * double(n) * sizeof(int); },
     .randomInput = fullRangeInput,
     .expected = [](const std::vector<int> &input, Predicate, bool) {

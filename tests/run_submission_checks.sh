@@ -16,14 +16,7 @@ check="$1"
 program="$2"
 SC_STUDENT_LIBRARY="$3"
 export SC_STUDENT_LIBRARY
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
-failed=0
-
-fail() {
-  echo "FAIL: $*"
-  failed=1
-}
+. "$(dirname "$0")/check_helpers.sh"
 
 # expect FILE TEXT: FILE holds TEXT (a fixed string).
 expect() {

@@ -103,7 +103,7 @@ class RadixVariants : public ::testing::TestWithParam<ShapeCase> {};
 
 TEST_P(RadixVariants, OneBitPerPassMatchesReference) {
     SKIP_WITHOUT_GPU();
-    const TextbookTests::CaseInput input(GetParam());
+    const auto input = TextbookTests::caseInput(GetParam());
     const int n = static_cast<int>(input.values.size());
     const std::vector<int> output = TextbookTests::runPoisoned(
         input.values, [n](int *dOut, const int *dIn) { Radix::sortOneBitDevice(n, dOut, dIn); });
@@ -113,7 +113,7 @@ TEST_P(RadixVariants, OneBitPerPassMatchesReference) {
 TEST_P(RadixVariants, UnsignedKeysMatchReference) {
     SKIP_WITHOUT_GPU();
     // The same bit patterns read as unsigned: negative ints become the largest keys.
-    const TextbookTests::CaseInput signedInput(GetParam());
+    const auto signedInput = TextbookTests::caseInput(GetParam());
     const std::vector<unsigned int> input(signedInput.values.begin(), signedInput.values.end());
     const int n = static_cast<int>(input.size());
     const std::vector<unsigned int> output = TextbookTests::runPoisoned(
@@ -162,7 +162,7 @@ void expectPairsStable(const std::vector<int> &keys, int digitBits) {
 TEST_P(RadixVariants, KeyValueSortIsStable) {
     SKIP_WITHOUT_GPU();
     // Random keys lie in [-100, 100): every key repeats once n passes a few hundred.
-    expectPairsStable(TextbookTests::CaseInput(GetParam()).values, Radix::kDigitBits);
+    expectPairsStable(TextbookTests::caseInput(GetParam()).values, Radix::kDigitBits);
 }
 
 INSTANTIATE_TEST_SUITE_P(EdgeSizes, RadixVariants, testing::ValuesIn(shapeCases()), shapeCaseName);

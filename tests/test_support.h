@@ -1,5 +1,5 @@
 #pragma once
-// Shared by the test files: fresh random inputs with their seed, the edge sizes, timer
+// Shared by the test files: fresh random inputs traced with their seed, the edge sizes, timer
 // checks, and copies to and from arrays on the host or the device.
 
 #include <algorithm>
@@ -39,6 +39,29 @@ inline std::vector<int> randomInput(int n, std::uint64_t seed) {
     for (int &v : input) v = quarter(engine) == 0 ? 0 : values(engine);
     return input;
 }
+
+/**
+ * An input made by make(seed) from a fresh seed, which a trace names after `what` for as
+ * long as the input lives, so that a failure can be replayed.
+ */
+class SeededInput {
+public:
+    template <typename Make>
+    SeededInput(const std::string &what, Make make)
+        : seed_(freshSeed()),
+          trace_(__FILE__, __LINE__, testing::Message() << what << ", seed " << seed_),
+          values(make(seed_)) {}
+    /** randomInput(n, seed), named "`what`, n = N". */
+    SeededInput(const std::string &what, int n)
+        : SeededInput(what + ", n = " + std::to_string(n), [n](std::uint64_t seed) { return randomInput(n, seed); }) {}
+
+private:
+    std::uint64_t seed_;
+    testing::ScopedTrace trace_;
+
+public:
+    const std::vector<int> values;
+};
 
 /** An output array filled with 0xCD bytes, so unwritten elements are seen. */
 inline std::vector<int> poisoned(int n) { return std::vector<int>(static_cast<std::size_t>(n), static_cast<int>(0xCDCDCDCDu)); }

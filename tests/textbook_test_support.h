@@ -54,26 +54,13 @@ inline std::vector<int> makeInput(Shape shape, int n, std::uint64_t seed) {
     return input;
 }
 
-/**
- * The input of a case (shape, n): made from a fresh seed that a trace names, with the
- * shape and n, for as long as the input lives, so that a failure can be replayed.
- */
-class CaseInput {
-public:
-    explicit CaseInput(const std::tuple<Shape, int> &shapeAndSize)
-        : seed_(TestSupport::freshSeed()),
-          trace_(__FILE__, __LINE__,
-                 testing::Message() << shapeName(std::get<0>(shapeAndSize)) << ", n = " << std::get<1>(shapeAndSize)
-                                    << ", seed " << seed_),
-          values(makeInput(std::get<0>(shapeAndSize), std::get<1>(shapeAndSize), seed_)) {}
-
-private:
-    std::uint64_t seed_;
-    testing::ScopedTrace trace_;
-
-public:
-    const std::vector<int> values;
-};
+/** The input of a case (shape, n), from a fresh seed that a trace names with the shape and n. */
+inline TestSupport::SeededInput caseInput(const std::tuple<Shape, int> &shapeAndSize) {
+    const Shape shape = std::get<0>(shapeAndSize);
+    const int n = std::get<1>(shapeAndSize);
+    return TestSupport::SeededInput(std::string(shapeName(shape)) + ", n = " + std::to_string(n),
+                                    [shape, n](std::uint64_t seed) { return makeInput(shape, n, seed); });
+}
 
 /** Sets the GPU block size for a scope and puts the old one back. */
 class BlockSizeScope {

@@ -92,6 +92,16 @@ CLI::Validator validator(const char *name, Check check) {
         "", name);
 }
 
+// A count of runs from `least` to 1000 (--reps, --warmup).
+CLI::Validator runCount(const char *name, int least) {
+    return validator(name, [least](const std::string &text) {
+        const int count = parseCount(text);
+        if (count < least || count > 1000) {
+            throw std::invalid_argument(fmt::format("'{}' is not a count of runs; use {} to 1000", text, least));
+        }
+    });
+}
+
 // The number of single-character edits (insertions, deletions, substitutions and swaps
 // of neighbours) that turn `a` into `b`: the optimal string alignment distance.
 std::size_t editDistance(const std::string &a, const std::string &b) {
@@ -432,21 +442,11 @@ void addRunOptions(CLI::App &app, Options &options, RawText &raw) {
                    "Exactly R timed calls per figure, instead of calls until the noise is known (below)")
         ->group(kRunGroup)
         ->type_name("R")
-        ->check(validator("R", [](const std::string &text) {
-            const int reps = parseCount(text);
-            if (reps < 1 || reps > 1000) {
-                throw std::invalid_argument(fmt::format("'{}' is not a count of runs; use 1 to 1000", text));
-            }
-        }));
+        ->check(runCount("R", 1));
     app.add_option("--warmup", raw.warmup, "Untimed calls before the timed ones (default 1)")
         ->group(kRunGroup)
         ->type_name("W")
-        ->check(validator("W", [](const std::string &text) {
-            const int warmup = parseCount(text);
-            if (warmup < 0 || warmup > 1000) {
-                throw std::invalid_argument(fmt::format("'{}' is not a count of runs; use 0 to 1000", text));
-            }
-        }));
+        ->check(runCount("W", 0));
     app.add_option("--min-samples", raw.minSamples, "Timed calls a figure takes at least (default 10)")
         ->group(kRunGroup)
         ->type_name("N")

@@ -35,6 +35,13 @@ std::vector<int> fullRangeInput(long long size) {
     return values;
 }
 
+// Whether the back end has the entry point of the width asked: `Entry32` and `Entry64` are
+// its member pointers for the two widths.
+template <auto Entry32, auto Entry64>
+bool offeredBy(const Backend &backend, bool wide) {
+    return wide ? backend.*Entry64 != nullptr : backend.*Entry32 != nullptr;
+}
+
 // A compaction or partition: kept elements first; the count in *kept (32-bit entry
 // points, and -1 returned) or returned (64-bit). `Entry32` and `Entry64` are the back
 // end's member pointers for the two widths.
@@ -63,13 +70,9 @@ Result expectedCount(std::vector<int> output, long long kept) {
 }
 
 const Operation kScan{
-    .op = Op::Scan,
-    .name = "scan",
-    .courseSection = "SCAN TESTS",
-    .bytesCounted = "scan 8n (12n past 2^31 - 1, int64 sums)",
-    .returnsCount = false,
-    .keptOnly = false,
-    .offeredBy = [](const Backend &b, bool wide) { return wide ? b.scan64 != nullptr : b.scan != nullptr; },
+    .op = Op::Scan, .name = "scan", .courseSection = "SCAN TESTS",
+    .bytesCounted = "scan 8n (12n past 2^31 - 1, int64 sums)", .returnsCount = false, .keptOnly = false,
+    .offeredBy = offeredBy<&Backend::scan, &Backend::scan64>,
     .call = [](const Backend &b, bool, long long n, int *out, const int *in, Predicate, int *) {
         b.scan(static_cast<int>(n), out, in);  // the 64-bit scan writes int64 sums: callInt64Sums
         return n;
@@ -89,15 +92,10 @@ const Operation kScan{
 };
 
 const Operation kCompact{
-    .op = Op::Compact,
-    .name = "compact",
-    .courseSection = "STREAM COMPACTION TESTS",
-    .bytesCounted = "compact 4n + 4k (k kept)",
-    .returnsCount = true,
-    .keptOnly = true,
-    .offeredBy = [](const Backend &b, bool wide) { return wide ? b.compact64 != nullptr : b.compact != nullptr; },
+    .op = Op::Compact, .name = "compact", .courseSection = "STREAM COMPACTION TESTS",
+    .bytesCounted = "compact 4n + 4k (k kept)", .returnsCount = true, .keptOnly = true,
+    .offeredBy = offeredBy<&Backend::compact, &Backend::compact64>,
     .call = callCounted<&Backend::compact, &Backend::compact64>,
-    .callInt64Sums = nullptr,
     .trafficBytes = [](long long n, long long kept) { return (double(n) + double(kept)) * sizeof(int); },
     .randomInput = flagsInput,
     .expected = [](const std::vector<int> &input, Predicate keep, bool) {
@@ -108,15 +106,11 @@ const Operation kCompact{
 };
 
 const Operation kPartition{
-    .op = Op::Partition,
-    .name = "partition",
-    .courseSection = "PARTITION TESTS",
-    .bytesCounted = "partition 8n",
-    .returnsCount = true,
+    .op = Op::Partition, .name = "partition", .courseSection = "PARTITION TESTS",
+    .bytesCounted = "partition 8n", .returnsCount = true,
     .keptOnly = false,  // every element is written: the kept ones, then the rest
-    .offeredBy = [](const Backend &b, bool wide) { return wide ? b.partition64 != nullptr : b.partition != nullptr; },
+    .offeredBy = offeredBy<&Backend::partition, &Backend::partition64>,
     .call = callCounted<&Backend::partition, &Backend::partition64>,
-    .callInt64Sums = nullptr,
     .trafficBytes = [](long long n, long long) { return 2.0 * double(n) * sizeof(int); },
     .randomInput = flagsInput,
     .expected = [](const std::vector<int> &input, Predicate keep, bool) {
@@ -126,15 +120,11 @@ const Operation kPartition{
 };
 
 const Operation kSort{
-    .op = Op::Sort,
-    .name = "sort",
-    .courseSection = "RADIX SORT TESTS",
-    .bytesCounted = "sort 8n (the minimum: one read and one write; a radix sort moves more)",
-    .returnsCount = false,
+    .op = Op::Sort, .name = "sort", .courseSection = "RADIX SORT TESTS",
+    .bytesCounted = "sort 8n (the minimum: one read and one write; a radix sort moves more)", .returnsCount = false,
     .keptOnly = false,
-    .offeredBy = [](const Backend &b, bool wide) { return wide ? b.sort64 != nullptr : b.sort != nullptr; },
+    .offeredBy = offeredBy<&Backend::sort, &Backend::sort64>,
     .call = callAll<&Backend::sort, &Backend::sort64>,
-    .callInt64Sums = nullptr,
     .trafficBytes = [](long long n, long long) { return 2.0 * double(n) * sizeof(int); },
     .randomInput = fullRangeInput,
     .expected = [](const std::vector<int> &input, Predicate, bool) {

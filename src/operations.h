@@ -40,7 +40,8 @@ struct Operation {
                       StreamCompaction::Predicate keep, int *kept);
 
     /** The 64-bit entry point whose outputs are int64 sums (scan only; else nullptr). */
-    void (*callInt64Sums)(const StreamCompaction::Backend &backend, std::size_t n, long long *out, const int *in);
+    void (*callInt64Sums)(const StreamCompaction::Backend &backend, std::size_t n, long long *out,
+                          const int *in) = nullptr;
 
     /** Bytes read and written, as counted for effective bandwidth. */
     double (*trafficBytes)(long long n, long long kept);

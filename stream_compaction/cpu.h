@@ -8,8 +8,7 @@
 #include "common.h"
 #include "predicate.h"
 
-namespace StreamCompaction {
-namespace CPU {
+namespace StreamCompaction::CPU {
 
 StreamCompaction::Common::PerformanceTimer &timer();
 
@@ -35,5 +34,4 @@ void sort(int n, int *odata, const int *idata);
 /** The registry row: these on host arrays, for the course's `int n` and for 64-bit counts. */
 const Backend &backend();
 
-}  // namespace CPU
-}  // namespace StreamCompaction
+}  // namespace StreamCompaction::CPU

@@ -5,8 +5,7 @@
 #include "backends.h"
 #include "common.h"
 
-namespace StreamCompaction {
-namespace Efficient {
+namespace StreamCompaction::Efficient {
 
 StreamCompaction::Common::PerformanceTimer &timer();
 
@@ -19,5 +18,4 @@ int compact(int n, int *odata, const int *idata);
 /** The registry row: scan and compaction by any predicate, at Common::blockSize() threads. */
 const Backend &backend();
 
-}  // namespace Efficient
-}  // namespace StreamCompaction
+}  // namespace StreamCompaction::Efficient

@@ -4,8 +4,7 @@
 #include "backends.h"
 #include "common.h"
 
-namespace StreamCompaction {
-namespace Naive {
+namespace StreamCompaction::Naive {
 
 StreamCompaction::Common::PerformanceTimer &timer();
 
@@ -15,5 +14,4 @@ void scan(int n, int *odata, const int *idata);
 /** The registry row: the scan, on device arrays, at Common::blockSize() threads per block. */
 const Backend &backend();
 
-}  // namespace Naive
-}  // namespace StreamCompaction
+}  // namespace StreamCompaction::Naive

@@ -6,8 +6,7 @@
 #include "backends.h"
 #include "common.h"
 
-namespace StreamCompaction {
-namespace Thrust {
+namespace StreamCompaction::Thrust {
 
 StreamCompaction::Common::PerformanceTimer &timer();
 
@@ -20,5 +19,4 @@ void scan(int n, int *odata, const int *idata);
  */
 const Backend &backend();
 
-}  // namespace Thrust
-}  // namespace StreamCompaction
+}  // namespace StreamCompaction::Thrust

@@ -49,25 +49,23 @@ SC_SUBMISSION_WEAK void setBlockSize(int);  // the optional block-size hook
 #else
 #define SC_SUBMISSION_TIMER
 #endif
+// Each of the course's namespaces has a timer() and a scan().
+#define SC_SUBMISSION_TIMER_AND_SCAN(Namespace)            \
+    namespace Namespace {                                  \
+    SC_SUBMISSION_TIMER                                    \
+    SC_SUBMISSION_WEAK void scan(int, int *, const int *); \
+    }
+SC_SUBMISSION_TIMER_AND_SCAN(CPU)
+SC_SUBMISSION_TIMER_AND_SCAN(Naive)
+SC_SUBMISSION_TIMER_AND_SCAN(Efficient)
+SC_SUBMISSION_TIMER_AND_SCAN(Thrust)
 namespace CPU {
-SC_SUBMISSION_TIMER
-SC_SUBMISSION_WEAK void scan(int, int *, const int *);
 SC_SUBMISSION_WEAK int compactWithoutScan(int, int *, const int *);
 SC_SUBMISSION_WEAK int compactWithScan(int, int *, const int *);
 }  // namespace CPU
-namespace Naive {
-SC_SUBMISSION_TIMER
-SC_SUBMISSION_WEAK void scan(int, int *, const int *);
-}  // namespace Naive
 namespace Efficient {
-SC_SUBMISSION_TIMER
-SC_SUBMISSION_WEAK void scan(int, int *, const int *);
 SC_SUBMISSION_WEAK int compact(int, int *, const int *);
 }  // namespace Efficient
-namespace Thrust {
-SC_SUBMISSION_TIMER
-SC_SUBMISSION_WEAK void scan(int, int *, const int *);
-}  // namespace Thrust
 }  // namespace StreamCompaction
 
 namespace {
@@ -106,7 +104,7 @@ int sc_submission_compact_call(int n, int *odata, const int *idata, int *count, 
 // The functions' addresses, null where not defined: resolved once, when the table is made.
 sc_submission_scan_type sc_submission_cpu_scan, sc_submission_naive_scan, sc_submission_efficient_scan,
     sc_submission_thrust_scan;
-sc_submission_compact_type sc_submission_cpu_without_scan, sc_submission_cpu_with_scan,
+sc_submission_compact_type sc_submission_cpu_compact_without_scan, sc_submission_cpu_compact_with_scan,
     sc_submission_efficient_compact;
 
 #ifdef SC_SUBMISSION_HAS_COMMON
@@ -158,20 +156,21 @@ sc_submission_table sc_submission_make_table() {
     namespace SC = ::StreamCompaction;
     sc_submission_table table{};
     table.version = SC_SUBMISSION_TABLE_VERSION;
-    // The casts pick the course's exact signature among any overloads a header declares.
-    table.cpu_scan = sc_submission_scan_entry<&sc_submission_cpu_scan>(static_cast<sc_submission_scan_type>(&SC::CPU::scan));
-    table.cpu_compact_without_scan = sc_submission_compact_entry<&sc_submission_cpu_without_scan>(
-        static_cast<sc_submission_compact_type>(&SC::CPU::compactWithoutScan));
-    table.cpu_compact_with_scan = sc_submission_compact_entry<&sc_submission_cpu_with_scan>(
-        static_cast<sc_submission_compact_type>(&SC::CPU::compactWithScan));
-    table.naive_scan =
-        sc_submission_scan_entry<&sc_submission_naive_scan>(static_cast<sc_submission_scan_type>(&SC::Naive::scan));
-    table.efficient_scan = sc_submission_scan_entry<&sc_submission_efficient_scan>(
-        static_cast<sc_submission_scan_type>(&SC::Efficient::scan));
-    table.efficient_compact = sc_submission_compact_entry<&sc_submission_efficient_compact>(
-        static_cast<sc_submission_compact_type>(&SC::Efficient::compact));
-    table.thrust_scan =
-        sc_submission_scan_entry<&sc_submission_thrust_scan>(static_cast<sc_submission_scan_type>(&SC::Thrust::scan));
+    // Each entry's function pointer is kept in the variable of the field's name; the casts
+    // pick the course's exact signature among any overloads a header declares.
+#define SC_SUBMISSION_SCAN(prefix, Namespace)                                       \
+    table.prefix##_scan = sc_submission_scan_entry<&sc_submission_##prefix##_scan>( \
+        static_cast<sc_submission_scan_type>(&SC::Namespace::scan))
+#define SC_SUBMISSION_COMPACT(field, function)                         \
+    table.field = sc_submission_compact_entry<&sc_submission_##field>( \
+        static_cast<sc_submission_compact_type>(&SC::function))
+    SC_SUBMISSION_SCAN(cpu, CPU);
+    SC_SUBMISSION_SCAN(naive, Naive);
+    SC_SUBMISSION_SCAN(efficient, Efficient);
+    SC_SUBMISSION_SCAN(thrust, Thrust);
+    SC_SUBMISSION_COMPACT(cpu_compact_without_scan, CPU::compactWithoutScan);
+    SC_SUBMISSION_COMPACT(cpu_compact_with_scan, CPU::compactWithScan);
+    SC_SUBMISSION_COMPACT(efficient_compact, Efficient::compact);
 #ifdef SC_SUBMISSION_HAS_COMMON
     table.cpu_timer = sc_submission_reader<&sc_submission_cpu_timer, false>(&SC::CPU::timer);
     table.naive_timer = sc_submission_reader<&sc_submission_naive_timer, true>(&SC::Naive::timer);

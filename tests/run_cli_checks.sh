@@ -4,14 +4,7 @@
 # back whole; the progress line shows on a terminal, but not with --quiet.
 # Usage: run_cli_checks.sh path/to/cis565_stream_compaction
 program="$1"
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
-failed=0
-
-fail() {
-  echo "FAIL: $*"
-  failed=1
-}
+. "$(dirname "$0")/check_helpers.sh"
 
 bad() {
   "$program" "$@" >"$dir/out" 2>"$dir/err"

@@ -3,9 +3,7 @@
 # markdown it was writing hold every finished row and read back whole.
 # Usage: run_interrupt_check.sh path/to/cis565_stream_compaction
 program="$1"
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
-failed=0
+. "$(dirname "$0")/check_helpers.sh"
 
 for signal in INT TERM; do
   # A CPU-only sweep long enough to be stopped in the middle.
@@ -17,16 +15,16 @@ for signal in INT TERM; do
   waited=0
   until grep -q ',scan,' "$dir/$signal.csv" 2>/dev/null; do
     if ! kill -0 "$pid" 2>/dev/null; then
-      echo "FAIL: SIG$signal: the sweep ended before writing a row"; failed=1; continue 2
+      fail "SIG$signal: the sweep ended before writing a row"; continue 2
     fi
     if [ "$waited" -ge 6000 ]; then
-      echo "FAIL: SIG$signal: no finished row after 600 s"; kill "$pid"; wait "$pid"; failed=1; continue 2
+      fail "SIG$signal: no finished row after 600 s"; kill "$pid"; wait "$pid"; continue 2
     fi
     sleep 0.1
     waited=$((waited + 1))
   done
   if ! kill -0 "$pid" 2>/dev/null; then
-    echo "FAIL: SIG$signal: the sweep finished before it could be stopped"; failed=1; continue
+    fail "SIG$signal: the sweep finished before it could be stopped"; continue
   fi
   kill -s "$signal" "$pid"
   wait "$pid"
@@ -34,7 +32,7 @@ for signal in INT TERM; do
   expected=130
   [ "$signal" = TERM ] && expected=143
   if [ "$status" -ne "$expected" ]; then
-    echo "FAIL: SIG$signal -> exit $status, expected $expected"; failed=1; continue
+    fail "SIG$signal -> exit $status, expected $expected"; continue
   fi
   python3 - "$dir/$signal" <<'PY' || failed=1
 import csv, json, re, sys
@@ -55,6 +53,6 @@ assert re.search(r"^\| 2\^\d+ ", markdown, re.M), "no data row in the markdown's
 assert markdown.rstrip().endswith("the tables hold the cells finished before it.**"), "the markdown does not say it is cut short"
 print(f"ok: {base.rsplit('/', 1)[1]}: {len(data)} finished rows in CSV and JSON")
 PY
-  grep -q "stopped by SIG$signal" "$dir/$signal.err" || { echo "FAIL: no message on stderr"; failed=1; }
+  grep -q "stopped by SIG$signal" "$dir/$signal.err" || fail "no message on stderr"
 done
 exit $failed

@@ -10,7 +10,10 @@ namespace {
 using Harness::Options;
 using Harness::parseCommandLine;
 using Harness::parseSize;
+using TestSupport::expectRejected;
 using TestSupport::parseArgs;
+using TestSupport::printedBy;
+using TestSupport::rejection;
 
 TEST(ParseSize, AcceptsNumbersPowersAndSuffixes) {
     EXPECT_EQ(parseSize("1048576"), 1048576);
@@ -33,21 +36,14 @@ TEST(ParseSize, AcceptsSweepSizesUpTo2To33) {
 }
 
 TEST(ParseSize, RejectsWhatIsNotASize) {
-    for (const char *bad : {"", "0", "-5", "2^34", "8589934593", "3^4", "2^", "^5", "1.5", "12x", "M", "9G",
-                            "8193M", " 5", "99999999999999999999", "2^99"}) {
-        EXPECT_THROW(parseSize(bad), std::invalid_argument) << "'" << bad << "'";
-    }
+    expectRejected(parseSize, {"", "0", "-5", "2^34", "8589934593", "3^4", "2^", "^5", "1.5", "12x", "M", "9G",
+                               "8193M", " 5", "99999999999999999999", "2^99"});
 }
 
 TEST(ParseSize, MessageSaysWhatIsAccepted) {
-    try {
-        parseSize("12x");
-        FAIL();
-    } catch (const std::invalid_argument &e) {
-        const std::string message = e.what();
-        EXPECT_NE(message.find("'12x'"), std::string::npos);
-        EXPECT_NE(message.find("2^20"), std::string::npos);
-    }
+    const std::string message = rejection(parseSize, "12x");
+    EXPECT_NE(message.find("'12x'"), std::string::npos) << message;
+    EXPECT_NE(message.find("2^20"), std::string::npos) << message;
 }
 
 TEST(FormatSize, PowersOfTwoAsExponents) {
@@ -255,11 +251,7 @@ TEST(CommandLine, OutputExtensionsInAnyCase) {
 
 // --help: examples first, plain placeholders, no CLI11 default markers, the exit statuses.
 TEST(CommandLine, HelpIsPlain) {
-    Options options;
-    std::string errors;
-    testing::internal::CaptureStdout();
-    EXPECT_EQ(parseArgs({"--help"}, options, errors), 0);
-    const std::string help = testing::internal::GetCapturedStdout();
+    const std::string help = printedBy({"--help"});
     EXPECT_NE(help.find("Examples"), std::string::npos) << help;
     EXPECT_LT(help.find("--sizes 2^24 --block-sizes 2^7:2^10"), help.find("Options:")) << help;
     EXPECT_NE(help.find("--block-size B "), std::string::npos) << help;
@@ -269,14 +261,8 @@ TEST(CommandLine, HelpIsPlain) {
 }
 
 TEST(CommandLine, HelpAndVersionExitZero) {
-    Options options;
-    std::string errors;
-    testing::internal::CaptureStdout();
-    EXPECT_EQ(parseArgs({"--help"}, options, errors), 0);
-    EXPECT_NE(testing::internal::GetCapturedStdout().find("--block-size"), std::string::npos);
-    testing::internal::CaptureStdout();
-    EXPECT_EQ(parseArgs({"--version"}, options, errors), 0);
-    EXPECT_NE(testing::internal::GetCapturedStdout().find("cis565_stream_compaction"), std::string::npos);
+    EXPECT_NE(printedBy({"--help"}).find("--block-size"), std::string::npos);
+    EXPECT_NE(printedBy({"--version"}).find("cis565_stream_compaction"), std::string::npos);
 }
 
 }  // namespace

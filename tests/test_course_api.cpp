@@ -46,30 +46,26 @@ class CourseCompactTest : public ::testing::TestWithParam<std::tuple<CourseCompa
 TEST_P(CourseScanTest, MatchesReference) {
     const auto [backend, n] = GetParam();
     if (backend.gpu) SKIP_WITHOUT_GPU();
-    const auto seed = TestSupport::freshSeed();
-    SCOPED_TRACE(testing::Message() << backend.name << " scan, n = " << n << ", seed " << seed);
-    const std::vector<int> input = randomInput(n, seed);
-    const std::vector<int> inputCopy = input;
+    const TestSupport::SeededInput input(std::string(backend.name) + " scan", n);
+    const std::vector<int> inputCopy = input.values;
     std::vector<int> output = poisoned(n);
-    backend.scan(n, output.data(), input.data());
-    EXPECT_EQ(output, TestingHelpers::referenceScan(input));
-    EXPECT_EQ(input, inputCopy) << "the input was modified";
+    backend.scan(n, output.data(), input.values.data());
+    EXPECT_EQ(output, TestingHelpers::referenceScan(input.values));
+    EXPECT_EQ(input.values, inputCopy) << "the input was modified";
 }
 
 TEST_P(CourseCompactTest, MatchesReference) {
     const auto [backend, n] = GetParam();
     if (backend.gpu) SKIP_WITHOUT_GPU();
-    const auto seed = TestSupport::freshSeed();
-    SCOPED_TRACE(testing::Message() << backend.name << " compact, n = " << n << ", seed " << seed);
-    const std::vector<int> input = randomInput(n, seed);
-    const std::vector<int> inputCopy = input;
-    const std::vector<int> want = TestingHelpers::referenceCompact(input, Predicate::nonZero());
+    const TestSupport::SeededInput input(std::string(backend.name) + " compact", n);
+    const std::vector<int> inputCopy = input.values;
+    const std::vector<int> want = TestingHelpers::referenceCompact(input.values, Predicate::nonZero());
     std::vector<int> output = poisoned(n);
-    const int kept = backend.compact(n, output.data(), input.data());
+    const int kept = backend.compact(n, output.data(), input.values.data());
     ASSERT_EQ(kept, static_cast<int>(want.size()));
     output.resize(static_cast<std::size_t>(kept));
     EXPECT_EQ(output, want);
-    EXPECT_EQ(input, inputCopy) << "the input was modified";
+    EXPECT_EQ(input.values, inputCopy) << "the input was modified";
 }
 
 const CourseScan kScans[] = {{"cpu", CPU::scan, false, CPU::timer},

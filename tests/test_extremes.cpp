@@ -42,12 +42,7 @@ std::vector<const SC::Backend *> offering(Op op) {
 }
 
 Harness::RunSettings once(Predicate keep = Predicate::nonZero(), bool wide = false) {
-    Harness::RunSettings settings;
-    settings.warmup = 0;
-    settings.reps = 1;
-    settings.keep = keep;
-    settings.use64BitApi = wide;
-    return settings;
+    return {.warmup = 0, .reps = 1, .keep = keep, .use64BitApi = wide};
 }
 
 // Runs `op` on every back end offering it and expects `want` (its output and count) and a

@@ -26,12 +26,7 @@ using StreamCompaction::Predicate;
 const Predicate kPredicates[] = {Predicate::nonZero(), Predicate::multipleOf(3), Predicate::greaterThan(10)};
 
 Harness::RunSettings wideSettings(Predicate keep = Predicate::nonZero()) {
-    Harness::RunSettings settings;
-    settings.warmup = 1;
-    settings.reps = 2;
-    settings.keep = keep;
-    settings.use64BitApi = true;
-    return settings;
+    return {.warmup = 1, .reps = 2, .keep = keep, .use64BitApi = true};
 }
 
 TEST(LargeRunner, The64BitPathIsTakenPast2To31Minus1OrWhenAsked) {

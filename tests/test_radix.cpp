@@ -103,25 +103,21 @@ class RadixVariants : public ::testing::TestWithParam<ShapeCase> {};
 
 TEST_P(RadixVariants, OneBitPerPassMatchesReference) {
     SKIP_WITHOUT_GPU();
-    const auto [shape, n] = GetParam();
-    const auto seed = TestSupport::freshSeed();
-    SCOPED_TRACE(testing::Message() << TextbookTests::shapeName(shape) << ", n = " << n << ", seed " << seed);
-    const std::vector<int> input = TextbookTests::makeInput(shape, n, seed);
+    const auto input = TextbookTests::caseInput(GetParam());
+    const int n = static_cast<int>(input.values.size());
     const std::vector<int> output = TextbookTests::runPoisoned(
-        input, [n = n](int *dOut, const int *dIn) { Radix::sortOneBitDevice(n, dOut, dIn); });
-    expectSameArrays(output, TestingHelpers::referenceSort(input));
+        input.values, [n](int *dOut, const int *dIn) { Radix::sortOneBitDevice(n, dOut, dIn); });
+    expectSameArrays(output, TestingHelpers::referenceSort(input.values));
 }
 
 TEST_P(RadixVariants, UnsignedKeysMatchReference) {
     SKIP_WITHOUT_GPU();
-    const auto [shape, n] = GetParam();
-    const auto seed = TestSupport::freshSeed();
-    SCOPED_TRACE(testing::Message() << TextbookTests::shapeName(shape) << ", n = " << n << ", seed " << seed);
     // The same bit patterns read as unsigned: negative ints become the largest keys.
-    const std::vector<int> signedInput = TextbookTests::makeInput(shape, n, seed);
-    const std::vector<unsigned int> input(signedInput.begin(), signedInput.end());
+    const auto signedInput = TextbookTests::caseInput(GetParam());
+    const std::vector<unsigned int> input(signedInput.values.begin(), signedInput.values.end());
+    const int n = static_cast<int>(input.size());
     const std::vector<unsigned int> output = TextbookTests::runPoisoned(
-        input, [n = n](unsigned int *dOut, const unsigned int *dIn) { Radix::sortUnsignedDevice(n, dOut, dIn); });
+        input, [n](unsigned int *dOut, const unsigned int *dIn) { Radix::sortUnsignedDevice(n, dOut, dIn); });
     std::vector<unsigned int> expected = input;
     std::sort(expected.begin(), expected.end());
     expectSameArrays(output, expected);
@@ -165,11 +161,8 @@ void expectPairsStable(const std::vector<int> &keys, int digitBits) {
 
 TEST_P(RadixVariants, KeyValueSortIsStable) {
     SKIP_WITHOUT_GPU();
-    const auto [shape, n] = GetParam();
-    const auto seed = TestSupport::freshSeed();
-    SCOPED_TRACE(testing::Message() << TextbookTests::shapeName(shape) << ", n = " << n << ", seed " << seed);
     // Random keys lie in [-100, 100): every key repeats once n passes a few hundred.
-    expectPairsStable(TextbookTests::makeInput(shape, n, seed), Radix::kDigitBits);
+    expectPairsStable(TextbookTests::caseInput(GetParam()).values, Radix::kDigitBits);
 }
 
 INSTANTIATE_TEST_SUITE_P(EdgeSizes, RadixVariants, testing::ValuesIn(shapeCases()), shapeCaseName);

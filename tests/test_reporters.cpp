@@ -14,6 +14,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -181,6 +182,7 @@ Context sampleContext() {
     return context;
 }
 
+// The rows name every field ({} where a row has none), so that each says what it leaves out.
 Row cpuRow() {
     Row row;
     row.op = Op::Compact;
@@ -203,25 +205,29 @@ Row gpuRow() {
 }
 
 Row failedRow() {
-    Row row = gpuRow();
-    row.backend = "naive";
-    row.status = Row::Status::Failed;
-    row.note = "a[17] = 3, expected \"4\"\n\tline two \x01";
-    row.bandwidthGBs.reset();
-    row.speedupVsCpu.reset();
-    row.copyFraction.reset();
-    return row;
+    return {.op = Op::Compact, .backend = "naive", .size = 1024, .blockSize = 256, .status = Row::Status::Failed,
+            .note = "a[17] = 3, expected \"4\"\n\tline two \x01", .timing = TestSupport::timingOf(0.25, 0.2, 0.5, 5), .kept = 768,
+            .bandwidthGBs = {}, .copyFraction = {}, .speedupVsCpu = {}, .speedupVsCub = {},
+            .copyFractionRange = {}, .speedupVsCpuRange = {}, .speedupVsCubRange = {}, .launchBound = false,
+            .interleaved = false};
 }
 
+// Skipped: no timing, and the other numbers of a measured row left in.
 Row skippedRow() {
-    Row row = gpuRow();
-    row.backend = "thrust";
-    row.npot = true;
-    row.size = 1021;
-    row.status = Row::Status::Skipped;
-    row.note = "no CUDA device";
-    row.timing = {};
-    return row;
+    return {.op = Op::Compact, .backend = "thrust", .size = 1021, .npot = true, .blockSize = 256,
+            .status = Row::Status::Skipped, .note = "no CUDA device", .timing = {}, .kept = 768,
+            .bandwidthGBs = 2.8, .copyFraction = 0.01, .speedupVsCpu = 10, .speedupVsCub = {},
+            .copyFractionRange = {}, .speedupVsCpuRange = {}, .speedupVsCubRange = {}, .launchBound = false,
+            .interleaved = false};
+}
+
+// What was written to `file`, from its start; closes it.
+std::string readAndClose(std::FILE *file) {
+    std::rewind(file);
+    std::string text;
+    for (int c = std::fgetc(file); c != EOF; c = std::fgetc(file)) text += static_cast<char>(c);
+    std::fclose(file);
+    return text;
 }
 
 // Writes a whole report with `format` and returns it; cut short saying `stoppedBy`
@@ -234,11 +240,7 @@ std::string report(Format format, const std::vector<Row> &rows, const std::strin
     reporter->endOp();
     if (!stoppedBy.empty()) reporter->stop(stoppedBy);
     reporter->end();
-    std::rewind(file);
-    std::string text;
-    for (int c = std::fgetc(file); c != EOF; c = std::fgetc(file)) text += static_cast<char>(c);
-    std::fclose(file);
-    return text;
+    return readAndClose(file);
 }
 
 // RFC 4180 fields of one record; a quoted field may hold commas, quotes and newlines.
@@ -274,22 +276,37 @@ std::vector<std::vector<std::string>> readCsv(const std::string &text, std::vect
     return records;
 }
 
+// The fields of sampleContext() as a report's JSON writes them.
+void expectSampleContext(const Json &context) {
+    EXPECT_EQ(context["run_id"].string, "20250131T120000Z-3fa2");
+    EXPECT_EQ(context["date"].string, "2025-01-31T12:00:00Z");
+    EXPECT_EQ(context["command_line"].string, sampleContext().commandLine);
+    EXPECT_EQ(context["mode"].string, "cold");
+    EXPECT_EQ(context["gpu"].string, "NVIDIA H200");
+    EXPECT_EQ(context["sm_count"].number, 132);
+    EXPECT_EQ(context["copy_bandwidth_GBps"].number, 3900.5);
+    EXPECT_EQ(context["theoretical_bandwidth_GBps"].number, 4800);
+    EXPECT_EQ(context["driver_version"].string, "13.0");
+    EXPECT_EQ(context["runtime_version"].string, "12.8");
+    EXPECT_EQ(context["git_revision"].string, "abc1234");
+    EXPECT_EQ(context["build_type"].string, "Release");
+    EXPECT_EQ(context["host_cpu"].string, "AMD EPYC");
+    EXPECT_EQ(context["seed"].number, 565);
+}
+
 TEST(Formats, NamesAndExtensions) {
-    EXPECT_EQ(Harness::parseFormat("text"), Format::Text);
-    EXPECT_EQ(Harness::parseFormat("markdown"), Format::Markdown);
-    EXPECT_EQ(Harness::parseFormat("csv"), Format::Csv);
-    EXPECT_EQ(Harness::parseFormat("json"), Format::Json);
+    using Named = std::vector<std::pair<std::string, Format>>;
+    for (const auto &[name, format] :
+         Named{{"text", Format::Text}, {"markdown", Format::Markdown}, {"csv", Format::Csv}, {"json", Format::Json}}) {
+        EXPECT_EQ(Harness::parseFormat(name), format) << name;
+    }
     EXPECT_THROW(Harness::parseFormat("md"), std::invalid_argument);
-    EXPECT_EQ(Harness::formatForPath("results/h200/sizes.md"), Format::Markdown);
-    EXPECT_EQ(Harness::formatForPath("a.csv"), Format::Csv);
-    EXPECT_EQ(Harness::formatForPath("a.json"), Format::Json);
-    EXPECT_EQ(Harness::formatForPath("a.txt"), Format::Text);
-    EXPECT_EQ(Harness::formatForPath("A.CSV"), Format::Csv);
-    EXPECT_EQ(Harness::formatForPath("a.Md"), Format::Markdown);
-    EXPECT_FALSE(Harness::formatForPath(".CSV"));
-    EXPECT_FALSE(Harness::formatForPath("a.dat"));
-    EXPECT_FALSE(Harness::formatForPath(".csv"));
-    EXPECT_FALSE(Harness::formatForPath("csv"));
+    for (const auto &[path, format] : Named{{"results/h200/sizes.md", Format::Markdown}, {"a.csv", Format::Csv},
+                                            {"a.json", Format::Json}, {"a.txt", Format::Text}, {"A.CSV", Format::Csv},
+                                            {"a.Md", Format::Markdown}}) {
+        EXPECT_EQ(Harness::formatForPath(path), format) << path;
+    }
+    for (const char *path : {".CSV", "a.dat", ".csv", "csv"}) EXPECT_FALSE(Harness::formatForPath(path)) << path;
 }
 
 TEST(SizeLabel, PowersAndCompanions) {
@@ -357,24 +374,9 @@ TEST(ContextReporter, WritesTheContextAsOneJsonObject) {
     reporter->add(cpuRow());
     reporter->endOp();
     reporter->end();
-    std::rewind(file);
-    std::string text;
-    for (int c = std::fgetc(file); c != EOF; c = std::fgetc(file)) text += static_cast<char>(c);
-    std::fclose(file);
+    const std::string text = readAndClose(file);
     const Json context = JsonReader(text).document();
-    EXPECT_EQ(context["run_id"].string, "20250131T120000Z-3fa2");
-    EXPECT_EQ(context["date"].string, "2025-01-31T12:00:00Z");
-    EXPECT_EQ(context["mode"].string, "cold");
-    EXPECT_EQ(context["gpu"].string, "NVIDIA H200");
-    EXPECT_EQ(context["sm_count"].number, 132);
-    EXPECT_EQ(context["copy_bandwidth_GBps"].number, 3900.5);
-    EXPECT_EQ(context["theoretical_bandwidth_GBps"].number, 4800);
-    EXPECT_EQ(context["driver_version"].string, "13.0");
-    EXPECT_EQ(context["runtime_version"].string, "12.8");
-    EXPECT_EQ(context["git_revision"].string, "abc1234");
-    EXPECT_EQ(context["build_type"].string, "Release");
-    EXPECT_EQ(context["host_cpu"].string, "AMD EPYC");
-    EXPECT_EQ(context["command_line"].string, sampleContext().commandLine);
+    expectSampleContext(context);
     EXPECT_EQ(context.object.count("rows"), 0u);
 }
 
@@ -403,16 +405,7 @@ TEST(CsvReporter, RowsAreOnDiskAsSoonAsTheyArrive) {
 TEST(JsonReporter, ReadsBackContextAndRows) {
     const std::string text = report(Format::Json, {cpuRow(), gpuRow(), failedRow(), skippedRow()});
     const Json document = JsonReader(text).document();
-    const Json &context = document["context"];
-    EXPECT_EQ(context["command_line"].string, sampleContext().commandLine);
-    EXPECT_EQ(context["gpu"].string, "NVIDIA H200");
-    EXPECT_EQ(context["sm_count"].number, 132);
-    EXPECT_EQ(context["copy_bandwidth_GBps"].number, 3900.5);
-    EXPECT_EQ(context["theoretical_bandwidth_GBps"].number, 4800);
-    EXPECT_EQ(context["seed"].number, 565);
-    EXPECT_EQ(context["git_revision"].string, "abc1234");
-    EXPECT_EQ(context["run_id"].string, "20250131T120000Z-3fa2");
-    EXPECT_EQ(context["mode"].string, "cold");
+    expectSampleContext(document["context"]);
 
     const std::vector<Json> &rows = document["rows"].array;
     ASSERT_EQ(rows.size(), 4u);
@@ -487,10 +480,7 @@ TEST(JsonReporter, WithoutAGpuTheGpuFieldsAreNull) {
     context.gpu.reset();
     reporter->begin(context);
     reporter->end();
-    std::rewind(file);
-    std::string text;
-    for (int c = std::fgetc(file); c != EOF; c = std::fgetc(file)) text += static_cast<char>(c);
-    std::fclose(file);
+    const std::string text = readAndClose(file);
     const Json document = JsonReader(text).document();
     EXPECT_EQ(document["context"]["gpu"].string, "none (no CUDA device)");
     EXPECT_EQ(document["context"]["sm_count"].kind, Json::Kind::Null);
@@ -678,10 +668,7 @@ TEST(Reports, QuotesBackslashesCommasAndNewlinesRoundTrip) {
         context.commandLine = text;
         reporter->begin(context);
         reporter->end();
-        std::rewind(file);
-        std::string json;
-        for (int c = std::fgetc(file); c != EOF; c = std::fgetc(file)) json += static_cast<char>(c);
-        std::fclose(file);
+        const std::string json = readAndClose(file);
         EXPECT_EQ(JsonReader(json).document()["context"]["command_line"].string, text);
     }
 }

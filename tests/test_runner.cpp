@@ -30,10 +30,10 @@ using SC::Predicate;
 
 // What the fakes share (their function pointers cannot capture).
 struct FakeState {
-    bool onGpu = false;         // arrays on the device and the GPU timer
-    int calls = 0;              // calls so far
-    std::vector<double> times;  // what each call left in its timer, in call order
-    std::vector<int> sleepMs;   // call i sleeps sleepMs[i] ms inside its timed bracket
+    bool onGpu = false;           // arrays on the device and the GPU timer
+    int calls = 0;                // calls so far
+    std::vector<double> times{};  // what each call left in its timer, in call order
+    std::vector<int> sleepMs{};   // call i sleeps sleepMs[i] ms inside its timed bracket
 };
 FakeState fake;
 
@@ -43,23 +43,13 @@ SC::Common::PerformanceTimer &fakeTimer() {
 }
 
 // The input as host values, wherever it is.
-std::vector<int> hostInput(std::size_t n, const int *in) {
-    std::vector<int> values(n);
-    if (fake.onGpu) SC_CUDA_CHECK(cudaMemcpy(values.data(), in, n * sizeof(int), cudaMemcpyDeviceToHost));
-    else std::copy(in, in + n, values.begin());
-    return values;
-}
+std::vector<int> hostInput(std::size_t n, const int *in) { return TestSupport::readBack(in, n, fake.onGpu); }
 
 // Writes values[first..] to out[first..], wherever out is.
 template <typename T>
 void store(T *out, const std::vector<T> &values, std::size_t first) {
     if (first >= values.size()) return;
-    const std::size_t count = values.size() - first;
-    if (fake.onGpu) {
-        SC_CUDA_CHECK(cudaMemcpy(out + first, values.data() + first, count * sizeof(T), cudaMemcpyHostToDevice));
-    } else {
-        std::copy(values.begin() + first, values.end(), out + first);
-    }
+    TestSupport::writeAt(out, first, std::vector<T>(values.begin() + first, values.end()), fake.onGpu);
 }
 
 // The call's timed bracket, as a back end holds its timer; logs what the timer then reads.
@@ -132,12 +122,8 @@ SC::Backend correctBackend() {
 }
 
 Harness::RunSettings settings(int warmup, int reps) {
-    Harness::RunSettings s;
-    s.blockingKernel = false;  // the fakes copy through the host inside their calls
-    s.warmup = warmup;
-    s.reps = reps;
-    s.keep = Predicate::greaterThan(7);
-    return s;
+    // The fakes copy through the host inside their calls: no blocking kernel.
+    return {.warmup = warmup, .reps = reps, .blockingKernel = false, .keep = Predicate::greaterThan(7)};
 }
 
 // The runner's verdict on one fake run against the independent reference.
@@ -152,8 +138,7 @@ class RunnerWithFake : public ::testing::TestWithParam<bool> {
 protected:
     void SetUp() override {
         if (GetParam()) SKIP_WITHOUT_GPU();
-        fake = FakeState{};
-        fake.onGpu = GetParam();
+        fake = FakeState{.onGpu = GetParam()};
         seed_ = TestSupport::freshSeed();
         input_ = TestSupport::randomInput(1000, seed_);
     }

@@ -1,6 +1,9 @@
 #pragma once
-// Shared by the test files: fresh random inputs with their seed, and the edge sizes.
+// Shared by the test files: fresh random inputs traced with their seed, the edge sizes, timer
+// checks, and copies to and from arrays on the host or the device.
 
+#include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <random>
 #include <string>
@@ -75,6 +78,29 @@ inline std::vector<int> randomInput(int n, std::uint64_t seed) {
     return input;
 }
 
+/**
+ * An input made by make(seed) from a fresh seed, which a trace names after `what` for as
+ * long as the input lives, so that a failure can be replayed.
+ */
+class SeededInput {
+public:
+    template <typename Make>
+    SeededInput(const std::string &what, Make make)
+        : seed_(freshSeed()),
+          trace_(__FILE__, __LINE__, testing::Message() << what << ", seed " << seed_),
+          values(make(seed_)) {}
+    /** randomInput(n, seed), named "`what`, n = N". */
+    SeededInput(const std::string &what, int n)
+        : SeededInput(what + ", n = " + std::to_string(n), [n](std::uint64_t seed) { return randomInput(n, seed); }) {}
+
+private:
+    std::uint64_t seed_;
+    testing::ScopedTrace trace_;
+
+public:
+    const std::vector<int> values;
+};
+
 /** An output array filled with 0xCD bytes, so unwritten elements are seen. */
 inline std::vector<int> poisoned(int n) { return std::vector<int>(static_cast<std::size_t>(n), static_cast<int>(0xCDCDCDCDu)); }
 
@@ -100,6 +126,22 @@ inline testing::AssertionResult timedSince(StreamCompaction::Common::Performance
     if (reading > 0 && reading != primed) return testing::AssertionSuccess();
     return testing::AssertionFailure() << "the timer reads " << reading << " ms; primed with " << primed
                                        << " ms: the call did not set it";
+}
+
+/** The n ints at `in`, copied from the device when `onDevice`, else from the host. */
+inline std::vector<int> readBack(const int *in, std::size_t n, bool onDevice) {
+    std::vector<int> values(n);
+    if (onDevice) SC_CUDA_CHECK(cudaMemcpy(values.data(), in, n * sizeof(int), cudaMemcpyDeviceToHost));
+    else std::copy(in, in + n, values.begin());
+    return values;
+}
+
+/** Writes `values` to to[first, first + values.size()), on the device when `onDevice`, else on the host. */
+template <typename T>
+void writeAt(T *to, std::size_t first, const std::vector<T> &values, bool onDevice) {
+    if (values.empty()) return;
+    if (onDevice) SC_CUDA_CHECK(cudaMemcpy(to + first, values.data(), values.size() * sizeof(T), cudaMemcpyHostToDevice));
+    else std::copy(values.begin(), values.end(), to + first);
 }
 
 #define SKIP_WITHOUT_GPU()                                                     \

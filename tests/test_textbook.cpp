@@ -44,41 +44,46 @@ std::vector<int> slice(const std::vector<int> &values, std::size_t from, std::si
 // The chapter's blocks hold 256 values; ours hold kItemsPerThread per thread.
 constexpr int kChapterBlock = 256;
 
+// The chapter's example on 0..n-1 at its block size, which holds while the example
+// lives: the three kernels' figures keeping the multiples of 3, and the whole poisoned
+// output they wrote.
+struct ChapterExample {
+    explicit ChapterExample(int n) : input(iota(n)) {
+        output = TextbookTests::runPoisoned(input, [&](int *dOut, const int *dIn) {
+            steps = Textbook::compactDeviceSteps(n, dOut, dIn, Predicate::multipleOf(3));
+        });
+    }
+    TextbookTests::BlockSizeScope blocks{kChapterBlock / Textbook::kItemsPerThread};
+    const std::vector<int> input;
+    std::vector<int> output;
+    Textbook::CompactionSteps steps;
+};
+
 TEST(TextbookWorkedExample, Section61SingleBlockKeepsTheMultiplesOfThree) {
     SKIP_WITHOUT_GPU();
-    TextbookTests::BlockSizeScope blocks(kChapterBlock / Textbook::kItemsPerThread);
-    const std::vector<int> input = iota(256);
-    Textbook::CompactionSteps steps;
-    const std::vector<int> output = TextbookTests::runPoisoned(input, [&](int *dOut, const int *dIn) {
-        steps = Textbook::compactDeviceSteps(256, dOut, dIn, Predicate::multipleOf(3));
-    });
-    EXPECT_EQ(steps.kept, 86);
-    EXPECT_EQ(steps.blockCounts, std::vector<int>({86}));
-    EXPECT_EQ(steps.blockOffsets, std::vector<int>({0}));
-    EXPECT_EQ(slice(output, 0, 8), std::vector<int>({0, 3, 6, 9, 12, 15, 18, 21}));
-    EXPECT_EQ(slice(output, 78, 86), std::vector<int>({234, 237, 240, 243, 246, 249, 252, 255}));
-    EXPECT_EQ(slice(output, 0, 86), TestingHelpers::referenceCompact(input, Predicate::multipleOf(3)));
+    const ChapterExample example(256);
+    EXPECT_EQ(example.steps.kept, 86);
+    EXPECT_EQ(example.steps.blockCounts, std::vector<int>({86}));
+    EXPECT_EQ(example.steps.blockOffsets, std::vector<int>({0}));
+    EXPECT_EQ(slice(example.output, 0, 8), std::vector<int>({0, 3, 6, 9, 12, 15, 18, 21}));
+    EXPECT_EQ(slice(example.output, 78, 86), std::vector<int>({234, 237, 240, 243, 246, 249, 252, 255}));
+    EXPECT_EQ(slice(example.output, 0, 86), TestingHelpers::referenceCompact(example.input, Predicate::multipleOf(3)));
 }
 
 TEST(TextbookWorkedExample, Section62ThreeKernelsOverEightBlocks) {
     SKIP_WITHOUT_GPU();
-    TextbookTests::BlockSizeScope blocks(kChapterBlock / Textbook::kItemsPerThread);
-    const std::vector<int> input = iota(2048);
-    Textbook::CompactionSteps steps;
-    const std::vector<int> output = TextbookTests::runPoisoned(input, [&](int *dOut, const int *dIn) {
-        steps = Textbook::compactDeviceSteps(2048, dOut, dIn, Predicate::multipleOf(3));
-    });
-    EXPECT_EQ(steps.kept, 683);
-    EXPECT_EQ(steps.blockCounts, std::vector<int>({86, 85, 85, 86, 85, 85, 86, 85}));
-    EXPECT_EQ(steps.blockOffsets, std::vector<int>({0, 86, 171, 256, 342, 427, 512, 598}));
+    const ChapterExample example(2048);
+    EXPECT_EQ(example.steps.kept, 683);
+    EXPECT_EQ(example.steps.blockCounts, std::vector<int>({86, 85, 85, 86, 85, 85, 86, 85}));
+    EXPECT_EQ(example.steps.blockOffsets, std::vector<int>({0, 86, 171, 256, 342, 427, 512, 598}));
     // The values straddling block 1's and block 2's kept elements.
-    EXPECT_EQ(slice(output, 168, 174), std::vector<int>({504, 507, 510, 513, 516, 519}));
-    EXPECT_EQ(slice(output, 0, 683), TestingHelpers::referenceCompact(input, Predicate::multipleOf(3)));
+    EXPECT_EQ(slice(example.output, 168, 174), std::vector<int>({504, 507, 510, 513, 516, 519}));
+    EXPECT_EQ(slice(example.output, 0, 683), TestingHelpers::referenceCompact(example.input, Predicate::multipleOf(3)));
     // compactDevice() is the same three kernels without the figures.
-    const std::vector<int> again = TextbookTests::runPoisoned(input, [&](int *dOut, const int *dIn) {
+    const std::vector<int> again = TextbookTests::runPoisoned(example.input, [&](int *dOut, const int *dIn) {
         EXPECT_EQ(TestSupport::deviceKept(Textbook::backend().compact, 2048, dOut, dIn, Predicate::multipleOf(3)), 683);
     });
-    EXPECT_EQ(slice(again, 0, 683), slice(output, 0, 683));
+    EXPECT_EQ(slice(again, 0, 683), slice(example.output, 0, 683));
 }
 
 TEST(TextbookWorkedExample, Section63StablePartitionKeepsBothSidesInOrder) {
@@ -197,13 +202,10 @@ class TextbookMultiPartition : public ::testing::TestWithParam<std::tuple<Shape,
 
 TEST_P(TextbookMultiPartition, MatchesOneCopyPerBucket) {
     SKIP_WITHOUT_GPU();
-    const auto [shape, n] = GetParam();
-    const auto seed = TestSupport::freshSeed();
-    SCOPED_TRACE(testing::Message() << TextbookTests::shapeName(shape) << ", n = " << n << ", seed " << seed);
-    const std::vector<int> input = TextbookTests::makeInput(shape, n, seed);
-    for (int k : {4, 1, 3, 16}) expectMultiPartitionMatches(input, BucketFunction::modulo(k));
-    expectMultiPartitionMatches(input, BucketFunction::signedDigit(28, 4));
-    expectMultiPartitionMatches(input, BucketFunction::digit(0, 2));
+    const auto input = TextbookTests::caseInput(GetParam());
+    for (int k : {4, 1, 3, 16}) expectMultiPartitionMatches(input.values, BucketFunction::modulo(k));
+    expectMultiPartitionMatches(input.values, BucketFunction::signedDigit(28, 4));
+    expectMultiPartitionMatches(input.values, BucketFunction::digit(0, 2));
 }
 
 std::vector<std::tuple<Shape, int>> multiPartitionCases() {

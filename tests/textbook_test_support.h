@@ -1,6 +1,7 @@
 #pragma once
-// Shared by test_textbook.cpp and test_radix.cpp: the input shapes they are checked on,
-// a block-size scope, a poisoned device call, and a check through the harness's runner.
+// Shared by test_textbook.cpp and test_radix.cpp: the input shapes they are checked on and
+// a case's input from a fresh seed, a block-size scope, a poisoned device call, and a
+// check through the harness's runner.
 
 #include <algorithm>
 #include <climits>
@@ -8,6 +9,7 @@
 #include <functional>
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -52,6 +54,14 @@ inline std::vector<int> makeInput(Shape shape, int n, std::uint64_t seed) {
     return input;
 }
 
+/** The input of a case (shape, n), from a fresh seed that a trace names with the shape and n. */
+inline TestSupport::SeededInput caseInput(const std::tuple<Shape, int> &shapeAndSize) {
+    const Shape shape = std::get<0>(shapeAndSize);
+    const int n = std::get<1>(shapeAndSize);
+    return TestSupport::SeededInput(std::string(shapeName(shape)) + ", n = " + std::to_string(n),
+                                    [shape, n](std::uint64_t seed) { return makeInput(shape, n, seed); });
+}
+
 /** Sets the GPU block size for a scope and puts the old one back. */
 class BlockSizeScope {
 public:
@@ -86,10 +96,8 @@ inline void expectMatchesReference(const char *backendName, Harness::Op op, cons
                                    StreamCompaction::Predicate keep) {
     const StreamCompaction::Backend *backend = StreamCompaction::findBackend(backendName);
     ASSERT_NE(backend, nullptr) << "no back end named " << backendName;
-    Harness::RunSettings settings;
-    settings.warmup = 1;  // the checked call is the second: it reuses the first call's scratch
-    settings.reps = 1;
-    settings.keep = keep;
+    // The checked call is the second: it reuses the first call's scratch.
+    const Harness::RunSettings settings{.warmup = 1, .reps = 1, .keep = keep};
     const Harness::Run result = Harness::run(*backend, op, input, settings);
     const Harness::Verdict verdict = Harness::verify(op, result, Harness::expected(op, input, keep));
     EXPECT_TRUE(verdict.passed()) << verdict.detail;

@@ -80,6 +80,12 @@ struct Row {
     std::optional<Interval> speedupVsCubRange;
     bool launchBound = false;  // within 1.5x of the back end's empty-call time: launch overhead, not work
     bool interleaved = false;  // its calls took turns with the other back ends' of the same input
+    // The GPU's state (NVML, gpu_state.h) after the cell's last call, and whether a clock
+    // limit slowed the GPU before or after it; none without NVML.
+    std::optional<unsigned> smClockMHz;
+    std::optional<unsigned> temperatureC;
+    std::optional<double> powerW;
+    bool throttled = false;
 };
 
 /** Receives a sweep's context, then its rows op by op. */

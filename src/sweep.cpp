@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <csignal>
 #include <cstring>
 #include <ctime>
@@ -21,6 +22,7 @@
 #include <stream_compaction/measurement.h>
 
 #include "device_info.h"
+#include "gpu_state.h"
 #include "gpu_state.h"
 #include "platform.h"
 #include "reporters.h"
@@ -276,17 +278,26 @@ struct FileCloser {
 };
 using File = std::unique_ptr<std::FILE, FileCloser>;
 
-// "[k/m] what is running" on stderr, rewritten in place; only on a terminal.
+// "[k/m, 0:35 elapsed, about 1:20 left] what is running" on stderr, rewritten in place;
+// only on a terminal. What is left is the elapsed time per finished cell times the
+// cells still to come.
 class Progress {
 public:
-    Progress(long long total, bool enabled) : total_(total), enabled_(enabled) {}
+    Progress(long long total, bool enabled)
+        : total_(total), enabled_(enabled), start_(std::chrono::steady_clock::now()) {}
     ~Progress() { clear(); }  // also when an error ends the sweep
     Progress(const Progress &) = delete;
     Progress &operator=(const Progress &) = delete;
 
-    void show(long long done, const std::string &what) {
+    // `number`: the cell now running, from 1; the ones before it are finished.
+    void show(long long number, const std::string &what) {
         if (!enabled_) return;
-        fmt::print(stderr, "\r\033[K[{}/{}] {}", done, total_, what);
+        const long long done = number - 1;
+        const double elapsed =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+        const std::string left =
+            done > 0 ? fmt::format(", about {} left", clockText(elapsed / done * (total_ - done))) : "";
+        fmt::print(stderr, "\r\033[K[{}/{}, {} elapsed{}] {}", number, total_, clockText(elapsed), left, what);
         std::fflush(stderr);
         shown_ = true;
     }
@@ -298,8 +309,16 @@ public:
     }
 
 private:
+    // "1:05", "1:02:03".
+    static std::string clockText(double seconds) {
+        const auto whole = static_cast<long long>(seconds);
+        return whole >= 3600 ? fmt::format("{}:{:02}:{:02}", whole / 3600, whole / 60 % 60, whole % 60)
+                             : fmt::format("{}:{:02}", whole / 60, whole % 60);
+    }
+
     long long total_;
     bool enabled_;
+    std::chrono::steady_clock::time_point start_;
     bool shown_ = false;
 };
 
@@ -376,7 +395,7 @@ private:
             if (npot) input.resize(static_cast<std::size_t>(size - 3));
             const auto n = static_cast<long long>(input.size());
             const std::string label = fmt::format("{} {}", opName(op), sizeLabel(n, npot));
-            progress_.show(done_, "CPU reference for " + label);
+            progress_.show(done_ + 1, "CPU reference for " + label);
             const Expected want = expected(op, input, options_.keep, uses64BitApi(n, settings_));
             if (stopSignal) return;
             runCase({op, input, npot, want}, backends, label);
@@ -420,6 +439,9 @@ private:
         }
         std::vector<Row> rows;
         std::vector<std::unique_ptr<Measurement>> cells(plan.size());
+        // The GPU's clocks, temperature and clock limits around each cell, or around the
+        // whole input when its cells take turns.
+        std::vector<GpuState> before(plan.size());
         for (const Planned &p : plan) rows.push_back(startRow(*p.backend, c, p.block));
         const bool together = interleaves(c, plan, rows);
         if (together) Common::releaseWorkspaces();  // the previous input's cached device memory
@@ -451,6 +473,7 @@ private:
                 rows[i].note = cellSkipReason(*plan[i].backend, c.op, rows[i].size);
                 return false;
             }
+            if (plan[i].backend->onGpu) before[i] = readGpuState();
             return attempt(i, [&] {
                 cells[i] = std::make_unique<Measurement>(*plan[i].backend, c.op, c.input, settings_);
                 cells[i]->warmUp();
@@ -461,14 +484,16 @@ private:
                 const Run result = cells[i]->finish();
                 cells[i].reset();
                 completeRow(rows[i], *plan[i].backend, c, result, together);
+                if (plan[i].backend->onGpu) noteGpuState(rows[i], together ? before.front() : before[i]);
             });
         };
         if (together) {
+            before.front() = readGpuState();
             for (std::size_t i = 0; i < plan.size(); ++i) {
-                progress_.show(done_ + static_cast<long long>(i), "warming up " + cellLabel(i));
+                progress_.show(done_ + static_cast<long long>(i) + 1, "warming up " + cellLabel(i));
                 start(i);
             }
-            progress_.show(done_, fmt::format("{}: {} cells taking turns", label, plan.size()));
+            progress_.show(done_ + 1, fmt::format("{}: {} cells taking turns", label, plan.size()));
             for (bool more = true; more && !stopSignal;) {
                 more = false;
                 for (std::size_t i = 0; i < plan.size(); ++i) {
@@ -481,7 +506,7 @@ private:
             }
         } else {
             for (std::size_t i = 0; i < plan.size(); ++i) {
-                progress_.show(done_ + static_cast<long long>(i), cellLabel(i));
+                progress_.show(done_ + static_cast<long long>(i) + 1, cellLabel(i));
                 if (plan[i].backend->onGpu) Common::releaseWorkspaces();  // the previous cell's cached device memory
                 if (plan[i].backend->onGpu && rows[i].status == Row::Status::Passed) {
                     rows[i].note = shortfall(cellDeviceBytes(rows[i].size), Common::freeDeviceMemory(), "GPU");
@@ -515,6 +540,18 @@ private:
             }
             report(rows[i]);
         }
+    }
+
+    // The GPU's state after a cell (or after an input's cells taking turns) on its row, and
+    // a note when a clock limit slowed the GPU or the SM clock moved ("throttled: SW power
+    // cap; SM clock 1980 -> 1755 MHz").
+    static void noteGpuState(Row &row, const GpuState &before) {
+        const GpuState after = readGpuState();
+        row.smClockMHz = after.smClockMHz;
+        row.temperatureC = after.temperatureC;
+        row.powerW = after.powerW;
+        row.throttled = throttled(before, after);
+        if (row.throttled) row.note = joinNotes(row.note, gpuStateNote(before, after));
     }
 
     // Whether the cells of an input take turns: asked for, more than one cell, and every

@@ -118,7 +118,8 @@ if command -v script >/dev/null 2>&1; then
   for out in tty tty-quiet; do
     grep -q 'scan: median time' "$dir/$out.out" || fail "no report from the sweep under a pseudo-terminal ($out)"
   done
-  grep -qF "${esc}[K[1/2] cpu scan 2^8" "$dir/tty.out" || fail "no progress line on a terminal"
+  grep -qE "\[K\[1/2, 0:[0-9]{2} elapsed\] cpu scan 2\^8" "$dir/tty.out" || fail "no progress line with the elapsed time on a terminal"
+  grep -qE "\[2/2, 0:[0-9]{2} elapsed, about 0:[0-9]{2} left\] cpu scan 2\^8 - 3" "$dir/tty.out" || fail "no estimate of the time left on a terminal"
   if grep -qF "${esc}[K" "$dir/tty-quiet.out" || grep -qF "[1/2]" "$dir/tty-quiet.out"; then
     fail "a progress line on a terminal despite --quiet"
   fi

@@ -209,7 +209,7 @@ Row failedRow() {
             .note = "a[17] = 3, expected \"4\"\n\tline two \x01", .timing = TestSupport::timingOf(0.25, 0.2, 0.5, 5), .kept = 768,
             .bandwidthGBs = {}, .copyFraction = {}, .speedupVsCpu = {}, .speedupVsCub = {},
             .copyFractionRange = {}, .speedupVsCpuRange = {}, .speedupVsCubRange = {}, .launchBound = false,
-            .interleaved = false};
+            .interleaved = false, .smClockMHz = {}, .temperatureC = {}, .powerW = {}, .throttled = false};
 }
 
 // Skipped: no timing, and the other numbers of a measured row left in.
@@ -218,7 +218,7 @@ Row skippedRow() {
             .status = Row::Status::Skipped, .note = "no CUDA device", .timing = {}, .kept = 768,
             .bandwidthGBs = 2.8, .copyFraction = 0.01, .speedupVsCpu = 10, .speedupVsCub = {},
             .copyFractionRange = {}, .speedupVsCpuRange = {}, .speedupVsCubRange = {}, .launchBound = false,
-            .interleaved = false};
+            .interleaved = false, .smClockMHz = {}, .temperatureC = {}, .powerW = {}, .throttled = false};
 }
 
 // What was written to `file`, from its start; closes it.
@@ -326,7 +326,8 @@ TEST(CsvReporter, ReadsBackHeaderAndRows) {
         "run_id",           "date",               "gpu",         "mode",           "op",
         "backend",          "size",               "npot",        "block_size",     "median_ms",
         "mean_ms",          "noise_pct",          "min_ms",      "max_ms",         "samples",
-        "timed",            "launch_bound",       "bandwidth_GBps", "copy_fraction", "copy_fraction_low",
+        "timed",            "launch_bound",       "interleaved",  "sm_clock_MHz",   "temperature_C",
+        "power_W",          "throttled",          "bandwidth_GBps", "copy_fraction", "copy_fraction_low",
         "copy_fraction_high", "speedup_vs_cpu",   "speedup_vs_cpu_low", "speedup_vs_cpu_high", "speedup_vs_cub",
         "speedup_vs_cub_low", "speedup_vs_cub_high", "kept",     "verified",       "note"};
     EXPECT_EQ(records[0], header);

@@ -266,3 +266,48 @@ TEST(CommandLine, HelpAndVersionExitZero) {
 }
 
 }  // namespace
+
+namespace {
+
+// One line on stderr naming the flag and what it accepts, exit 2, for each bad value of
+// the sampling flags; and their values as given.
+TEST(CommandLine, SamplingFlagsRefuseWhatTheyCannotTake) {
+    struct Bad {
+        std::vector<const char *> args;
+        const char *says;
+    };
+    for (const Bad &bad : {Bad{{"--max-noise", "0"}, "--max-noise"}, Bad{{"--max-noise", "101%"}, "--max-noise"},
+                           Bad{{"--min-time", "-1"}, "--min-time"}, Bad{{"--min-time", "5x"}, "--min-time"},
+                           Bad{{"--max-time", "0"}, "--max-time"}, Bad{{"--min-samples", "1"}, "--min-samples"},
+                           Bad{{"--min-time", "2s", "--max-time", "1s"}, "--max-time"},
+                           Bad{{"--reps", "5", "--max-noise", "1"}, "--reps"}}) {
+        Harness::Options options;
+        std::string errors;
+        EXPECT_EQ(TestSupport::parseArgs(bad.args, options, errors), 2) << bad.args.front();
+        EXPECT_NE(errors.find(bad.says), std::string::npos) << errors;
+        EXPECT_EQ(std::count(errors.begin(), errors.end(), '\n'), 1) << errors;
+    }
+    Harness::Options options;
+    std::string errors;
+    ASSERT_EQ(TestSupport::parseArgs({"--sizes", "2^10", "--min-samples", "20", "--min-time", "100ms", "--max-noise",
+                                      "2%", "--max-time", "3s", "--hot", "--no-blocking-kernel", "--no-interleave"},
+                                     options, errors),
+              -1)
+        << errors;
+    EXPECT_EQ(options.minSamples, 20);
+    EXPECT_DOUBLE_EQ(options.minTimeMs, 100);
+    EXPECT_DOUBLE_EQ(options.maxNoise, 0.02);
+    EXPECT_DOUBLE_EQ(options.maxTimeMs, 3000);
+    EXPECT_TRUE(options.hot);
+    EXPECT_FALSE(options.blockingKernel);
+    EXPECT_FALSE(options.interleave);
+    const Harness::RunSettings settings = Harness::runSettings(options);
+    EXPECT_FALSE(settings.cold);
+    EXPECT_EQ(settings.reps, 0);
+    // The course's test sequence takes half a second a figure unless told.
+    Harness::Options course;
+    ASSERT_EQ(TestSupport::parseArgs({}, course, errors), -1) << errors;
+    EXPECT_DOUBLE_EQ(course.maxTimeMs, Harness::kCourseMaxTimeMs);
+}
+
+}  // namespace

@@ -1,0 +1,127 @@
+// How many calls a figure takes (RunSettings: a fixed --reps, or calls until the noise is
+// known), the statistics of the samples and the interval of a ratio, checked on a host
+// back end whose own timer reads a scripted sequence, and on hand-worked numbers.
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include <stream_compaction/backends.h>
+
+#include "runner.h"
+#include "statistics.h"
+
+namespace {
+
+using StreamCompaction::Backend;
+using namespace Harness;
+
+// The scripted back end: each call's "time" is the next reading, cycled.
+struct Script {
+    std::vector<float> readings;
+    std::size_t calls = 0;
+    float current = 0;
+};
+Script script;
+
+void scriptedScan(int n, int *odata, const int *idata) {
+    int sum = 0;
+    for (int i = 0; i < n; ++i) {
+        odata[i] = sum;
+        sum += idata[i];
+    }
+    script.current = script.readings[script.calls++ % script.readings.size()];
+}
+
+float scriptedTimer() { return script.current; }
+
+const Backend kScripted{.name = "student-scripted", .title = "scripted", .onGpu = false, .scan = scriptedScan,
+                        .implementationTimer = scriptedTimer};
+
+Harness::Run runScripted(std::vector<float> readings, RunSettings settings) {
+    script = Script{std::move(readings)};
+    settings.warmup = 0;
+    return run(kScripted, Op::Scan, std::vector<int>(64, 1), settings);
+}
+
+RunSettings untilKnown(int minSamples, double minTimeMs, double maxNoise, double maxTimeMs) {
+    RunSettings s;
+    s.reps = 0;
+    s.minSamples = minSamples;
+    s.minTimeMs = minTimeMs;
+    s.maxNoise = maxNoise;
+    s.maxTimeMs = maxTimeMs;
+    return s;
+}
+
+TEST(Sampling, AFixedCountTakesExactlyThatMany) {
+    RunSettings s;
+    s.reps = 7;
+    const Harness::Run r = runScripted({1, 2, 3}, s);
+    EXPECT_EQ(r.timing.samples, 7);
+    EXPECT_EQ(script.calls, 7u);
+    EXPECT_FALSE(r.timing.outOfTime);
+}
+
+// Readings without noise stop at the first call that meets both minimums: 10 calls, and
+// 50 ms of timed work at 2 ms a call takes 25.
+TEST(Sampling, QuietReadingsStopOnceBothMinimumsAreMet) {
+    Harness::Run r = runScripted({2}, untilKnown(10, 50, 0.005, 60000));
+    EXPECT_EQ(r.timing.samples, 25);
+    EXPECT_DOUBLE_EQ(r.timing.noise(), 0);
+    EXPECT_FALSE(r.timing.outOfTime);
+    r = runScripted({20}, untilKnown(10, 50, 0.005, 60000));
+    EXPECT_EQ(r.timing.samples, 10);  // 200 ms after 10 calls: the count decides
+}
+
+// Readings of 1 and 3 alternate: a noise of about 50% never falls below 1%, so the calls
+// go on until --max-time, and the row says so; a limit of 60% is met at once.
+TEST(Sampling, NoisyReadingsRunUntilTheTimeLimit) {
+    const Harness::Run noisy = runScripted({1, 3}, untilKnown(4, 0.001, 0.01, 30));
+    EXPECT_TRUE(noisy.timing.outOfTime);
+    EXPECT_GE(noisy.timing.samples, 4);
+    EXPECT_GT(noisy.timing.noise(), 0.4);
+    const Harness::Run tolerant = runScripted({1, 3}, untilKnown(4, 0.001, 0.6, 60000));
+    EXPECT_FALSE(tolerant.timing.outOfTime);
+    EXPECT_EQ(tolerant.timing.samples, 4);
+}
+
+// 1, 2, 3, 4: mean 2.5, median 2.5, sample standard deviation sqrt(5/3).
+TEST(Statistics, SummaryByHand) {
+    const Statistics s = summarize({4, 1, 3, 2});
+    EXPECT_EQ(s.samples, 4);
+    EXPECT_DOUBLE_EQ(s.meanMs, 2.5);
+    EXPECT_DOUBLE_EQ(s.medianMs, 2.5);
+    EXPECT_DOUBLE_EQ(s.minMs, 1);
+    EXPECT_DOUBLE_EQ(s.maxMs, 4);
+    EXPECT_NEAR(s.stddevMs, std::sqrt(5.0 / 3.0), 1e-12);
+    EXPECT_NEAR(s.noise(), std::sqrt(5.0 / 3.0) / 2.5, 1e-12);
+    const Statistics odd = summarize({5, 1, 9});
+    EXPECT_DOUBLE_EQ(odd.medianMs, 5);
+    const Statistics one = summarize({7});
+    EXPECT_DOUBLE_EQ(one.stddevMs, 0);
+    EXPECT_EQ(summarize({}).samples, 0);
+}
+
+// 2 ms over 1 ms with 1% noise on 100 samples each: relative errors 0.001, the ratio's
+// sqrt(2) x 0.001, so the interval is 2 x exp(+-1.96 x 0.0014142).
+TEST(Statistics, IntervalOfARatioByHand) {
+    const Interval r = ratioInterval(2.0, 0.01, 100, 1.0, 0.01, 100);
+    const double width = 1.96 * std::sqrt(2.0) * 0.001;
+    EXPECT_DOUBLE_EQ(r.value, 2.0);
+    EXPECT_NEAR(r.low, 2.0 * std::exp(-width), 1e-12);
+    EXPECT_NEAR(r.high, 2.0 * std::exp(width), 1e-12);
+    EXPECT_FALSE(r.tie());
+}
+
+// A 1% difference is a tie with 5% noise on 10 samples, and not with 0.1% on 1000.
+TEST(Statistics, ARatioWhoseIntervalCoversOneIsATie) {
+    EXPECT_TRUE(ratioInterval(1.01, 0.05, 10, 1.0, 0.05, 10).tie());
+    EXPECT_FALSE(ratioInterval(1.01, 0.001, 1000, 1.0, 0.001, 1000).tie());
+    const Interval none = ratioInterval(1.01, 0, 1, 1.0, 0, 1);  // nothing known of the noise
+    EXPECT_DOUBLE_EQ(none.low, none.high);
+    EXPECT_FALSE(none.tie());
+}
+
+}  // namespace

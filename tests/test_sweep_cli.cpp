@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -544,18 +545,24 @@ TEST(Sweep, AFailedWriteThrowsAndTheOtherReportsEnd) {
     EXPECT_EQ(out.substr(out.size() - ending.size()), ending) << out;
 }
 
+// An --output in a folder that does not exist, or one that is a folder itself: one line
+// naming the path and why, exit 2, nothing on stdout, nothing run.
 TEST(Sweep, UnwritableOutputStopsBeforeRunning) {
-    Options options;
-    std::string errors;
-    ASSERT_EQ(parseArgs({"--sizes", "2^8", "--backends", "cpu", "--output", "/nonexistent-dir/x.csv"}, options, errors),
-              -1);
-    testing::internal::CaptureStdout();
-    testing::internal::CaptureStderr();
-    EXPECT_EQ(Harness::runSweep(options), 2);
-    EXPECT_EQ(testing::internal::GetCapturedStdout(), "");
-    errors = testing::internal::GetCapturedStderr();
-    EXPECT_NE(errors.find("--output: cannot write '/nonexistent-dir/x.csv'"), std::string::npos) << errors;
-    EXPECT_EQ(std::count(errors.begin(), errors.end(), '\n'), 1) << errors;
+    const std::string folder = testing::TempDir() + "a-folder.csv";
+    ASSERT_TRUE(std::filesystem::create_directories(folder) || std::filesystem::is_directory(folder));
+    for (const std::string &path : {std::string("/nonexistent-dir/x.csv"), folder}) {
+        Options options;
+        std::string errors;
+        ASSERT_EQ(parseArgs({"--sizes", "2^8", "--backends", "cpu", "--output", path.c_str()}, options, errors), -1);
+        testing::internal::CaptureStdout();
+        testing::internal::CaptureStderr();
+        EXPECT_EQ(Harness::runSweep(options), 2);
+        EXPECT_EQ(testing::internal::GetCapturedStdout(), "");
+        errors = testing::internal::GetCapturedStderr();
+        EXPECT_NE(errors.find("--output: cannot write '" + path + "'"), std::string::npos) << errors;
+        EXPECT_EQ(std::count(errors.begin(), errors.end(), '\n'), 1) << errors;
+    }
+    std::filesystem::remove(folder);
 }
 
 }  // namespace

@@ -38,6 +38,7 @@ std::size_t l2FlushBytes() { return 2 * l2CacheBytes(); }
 namespace {
 
 Workspace flushBuffer;
+unsigned long long flushes = 0;
 
 // The device's global nanosecond timer, which runs at a fixed rate whatever the clocks.
 __device__ __forceinline__ unsigned long long globalTimerNs() {
@@ -63,7 +64,10 @@ void flushL2() {
     const std::size_t bytes = l2FlushBytes();
     void *scratch = flushBuffer.reserve<unsigned char>(bytes);
     SC_CUDA_CHECK(cudaMemsetAsync(scratch, 0, bytes));
+    ++flushes;
 }
+
+unsigned long long l2FlushCount() { return flushes; }
 
 StreamHold::StreamHold(double timeoutMs) : timeoutMs_(timeoutMs) {
     void *host = nullptr;

@@ -42,6 +42,9 @@ void flushL2();
 /** The bytes flushL2() writes: 2 x l2CacheBytes(). */
 std::size_t l2FlushBytes();
 
+/** How many times flushL2() has run in this process (a test hook: one per cold call). */
+unsigned long long l2FlushCount();
+
 /**
  * Holds the default stream with a kernel that spins on a host-mapped flag: hold(), then
  * enqueue the start event, the call and the stop event, then release(). The device runs

@@ -13,15 +13,9 @@ import os
 import sys
 import tempfile
 
-SYSTEM_PYTHON = "/usr/bin/python3"
+from system_python import import_or_skip
 
-try:
-    import matplotlib
-except ImportError:
-    if os.path.realpath(sys.executable) != os.path.realpath(SYSTEM_PYTHON) and os.access(SYSTEM_PYTHON, os.X_OK):
-        os.execv(SYSTEM_PYTHON, [SYSTEM_PYTHON, os.path.abspath(__file__)] + sys.argv[1:])
-    print("skipped: matplotlib is not installed (Debian's python3-matplotlib; scripts/setup installs it)")
-    sys.exit(77)
+import_or_skip("matplotlib", "python3-matplotlib")
 
 HEADER = ("run_id,date,gpu,mode,op,backend,size,npot,block_size,median_ms,min_ms,max_ms,reps,bandwidth_GBps,"
           "copy_fraction,speedup_vs_cpu,speedup_vs_cub,kept,verified,note\n")

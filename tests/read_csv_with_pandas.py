@@ -13,15 +13,9 @@ import subprocess
 import sys
 import tempfile
 
-SYSTEM_PYTHON = "/usr/bin/python3"
+from system_python import import_or_skip
 
-try:
-    import pandas
-except ImportError:
-    if os.path.realpath(sys.executable) != os.path.realpath(SYSTEM_PYTHON) and os.access(SYSTEM_PYTHON, os.X_OK):
-        os.execv(SYSTEM_PYTHON, [SYSTEM_PYTHON, os.path.abspath(__file__)] + sys.argv[1:])
-    print("skipped: pandas is not installed (Debian's python3-pandas; scripts/setup installs it)")
-    sys.exit(77)
+pandas = import_or_skip("pandas", "python3-pandas")
 
 
 def main():

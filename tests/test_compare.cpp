@@ -17,6 +17,7 @@
 #include "compare.h"
 #include "gfm_check.h"
 #include "tables.h"
+#include "test_support.h"
 
 namespace {
 
@@ -26,21 +27,13 @@ struct Result {
     std::string err;
 };
 
-std::string readAll(std::FILE *file) {
-    std::rewind(file);
-    std::string text;
-    for (int c = std::fgetc(file); c != EOF; c = std::fgetc(file)) text += static_cast<char>(c);
-    std::fclose(file);
-    return text;
-}
-
 Result compare(const std::vector<std::string> &args) {
     std::FILE *out = std::tmpfile();
     std::FILE *err = std::tmpfile();
     Result result;
     result.status = Harness::runCompare(args, out, err);
-    result.out = readAll(out);
-    result.err = readAll(err);
+    result.out = TestSupport::readAndClose(out);
+    result.err = TestSupport::readAndClose(err);
     return result;
 }
 
@@ -214,12 +207,10 @@ TEST(Compare, TextLinesUpOnTheNumbers) {
     }
     ASSERT_EQ(verdictColumns.size(), 10u) << result.out;  // the header and 9 rows
     for (std::size_t column : verdictColumns) EXPECT_EQ(column, verdictColumns.front()) << result.out;
-    EXPECT_NE(result.out.find("  scan       cub        2^20          —  1.00  1.20       1.20×     1.19–1.21  slower\n"),
-              std::string::npos)
-        << result.out;
-    EXPECT_NE(result.out.find("  compact    cub        2^20 - 3      —  2.00  1.00      0.500×   0.497–0.503  faster\n"),
-              std::string::npos)
-        << result.out;
+    EXPECT_TRUE(TestSupport::contains(
+        result.out, "  scan       cub        2^20          —  1.00  1.20       1.20×     1.19–1.21  slower\n"));
+    EXPECT_TRUE(TestSupport::contains(
+        result.out, "  compact    cub        2^20 - 3      —  2.00  1.00      0.500×   0.497–0.503  faster\n"));
 }
 
 TEST(Compare, DifferentGpusAndModesWarnFirst) {
@@ -234,15 +225,14 @@ TEST(Compare, DifferentGpusAndModesWarnFirst) {
     EXPECT_EQ(head[3].rfind("warning: different modes: BASE hot, NEW cold", 0), 0u) << head[3];
 
     const Result markdown = compare({pair.base, pair.next, "--format", "markdown"});
-    EXPECT_NE(markdown.out.find("> **Warning:** different GPUs: BASE NVIDIA H200, NEW NVIDIA A100"), std::string::npos)
-        << markdown.out;
+    EXPECT_TRUE(TestSupport::contains(
+        markdown.out, "> **Warning:** different GPUs: BASE NVIDIA H200, NEW NVIDIA A100"));
     // CSV stays plain on stdout; its warnings go to stderr.
     const Result csv = compare({pair.base, pair.next, "--format", "csv"});
     EXPECT_EQ(csv.out.rfind("op,backend,size,", 0), 0u) << csv.out;
-    EXPECT_NE(csv.err.find("warning: different GPUs"), std::string::npos) << csv.err;
+    EXPECT_TRUE(TestSupport::contains(csv.err, "warning: different GPUs"));
     const Result json = compare({pair.base, pair.next, "--format", "json"});
-    EXPECT_NE(json.out.find("\"warnings\": [\"different GPUs: BASE NVIDIA H200, NEW NVIDIA A100"), std::string::npos)
-        << json.out;
+    EXPECT_TRUE(TestSupport::contains(json.out, "\"warnings\": [\"different GPUs: BASE NVIDIA H200, NEW NVIDIA A100"));
 
     const Pair alike = sweepPair("alike-gpus");
     EXPECT_EQ(compare({alike.base, alike.next}).out.find("warning"), std::string::npos);
@@ -279,14 +269,14 @@ TEST(Compare, OlderReportsHaveTheirNoiseEstimatedFromMinAndMax) {
     EXPECT_NEAR(number(*same, "ratio_high"), 1.226953, 1e-5);
 
     const Result text = compare({base, next});
-    EXPECT_NE(text.out.find("noise estimated: BASE and NEW have no noise_pct and samples"), std::string::npos) << text.out;
+    EXPECT_TRUE(TestSupport::contains(text.out, "noise estimated: BASE and NEW have no noise_pct and samples"));
 
     // Against a JSON report with the noise columns, only BASE's is estimated.
     const std::string modern = writeFile(
         "old-modern.json", jsonReport("Some GPU", "hot", {row("scan", "cpu", 1024, false, "null", 1.0, 1, 16)}));
     const Result mixed = compare({base, modern});
     ASSERT_EQ(mixed.status, 0) << mixed.err;
-    EXPECT_NE(mixed.out.find("noise estimated: BASE has no noise_pct"), std::string::npos) << mixed.out;
+    EXPECT_TRUE(TestSupport::contains(mixed.out, "noise estimated: BASE has no noise_pct"));
 }
 
 TEST(Compare, ACsvWithoutItsContextFileTakesTheRunColumns) {
@@ -295,8 +285,8 @@ TEST(Compare, ACsvWithoutItsContextFileTakesTheRunColumns) {
     const std::string next = writeFile("bare-new.json", jsonReport("NVIDIA A100", "hot", {row("scan", "cpu", 1024, false, "null", 1.0, 0, 5)}));
     const Result result = compare({base, next});
     ASSERT_EQ(result.status, 0) << result.err;
-    EXPECT_NE(result.out.find("warning: different GPUs: BASE NVIDIA H200, NEW NVIDIA A100"), std::string::npos) << result.out;
-    EXPECT_NE(result.out.find("warning: different modes: BASE cold, NEW hot"), std::string::npos) << result.out;
+    EXPECT_TRUE(TestSupport::contains(result.out, "warning: different GPUs: BASE NVIDIA H200, NEW NVIDIA A100"));
+    EXPECT_TRUE(TestSupport::contains(result.out, "warning: different modes: BASE cold, NEW hot"));
 }
 
 TEST(Compare, AnIncompleteReportAndRepeatedRowsAreNamed) {
@@ -308,10 +298,9 @@ TEST(Compare, AnIncompleteReportAndRepeatedRowsAreNamed) {
                                                 row("scan", "cpu", 1024, false, "null", 9.0, 1, 5)}));
     const Result result = compare({base, next, "--format", "csv"});
     ASSERT_EQ(result.status, 0) << result.err;
-    EXPECT_NE(result.err.find("warning: BASE is incomplete (stopped by SIGINT)"), std::string::npos) << result.err;
-    EXPECT_NE(result.err.find("warning: NEW holds 1 row whose op, back end, size, npot and block size repeat"),
-              std::string::npos)
-        << result.err;
+    EXPECT_TRUE(TestSupport::contains(result.err, "warning: BASE is incomplete (stopped by SIGINT)"));
+    EXPECT_TRUE(TestSupport::contains(
+        result.err, "warning: NEW holds 1 row whose op, back end, size, npot and block size repeat"));
     const auto rows = csvRows(result.out);
     ASSERT_EQ(rows.size(), 1u) << result.out;
     EXPECT_EQ(rows[0].at("verdict"), "same");  // the first of NEW's two rows
@@ -326,8 +315,8 @@ TEST(Compare, FailAboveExitsOneOnASlowDownPastItBeyondTheNoise) {
         const Result result = compare({pair.base, pair.next, "--fail-above", threshold});
         EXPECT_EQ(result.status, 1);
         EXPECT_EQ(std::count(result.err.begin(), result.err.end(), '\n'), 1) << result.err;
-        EXPECT_NE(result.err.find("1 row slower by more than"), std::string::npos) << result.err;
-        EXPECT_NE(result.err.find("scan cub 2^20 (1.20×, 95% interval 1.19–1.21)"), std::string::npos) << result.err;
+        EXPECT_TRUE(TestSupport::contains(result.err, "1 row slower by more than"));
+        EXPECT_TRUE(TestSupport::contains(result.err, "scan cub 2^20 (1.20×, 95% interval 1.19–1.21)"));
         EXPECT_FALSE(result.out.empty());  // the comparison is written all the same
     }
     for (const char *threshold : {"20%", "0.2", "25%"}) {
@@ -399,7 +388,7 @@ TEST(Compare, BadInputIsOneLineAndExitTwo) {
         EXPECT_EQ(result.out, "");
         EXPECT_EQ(std::count(result.err.begin(), result.err.end(), '\n'), 1) << result.err;
         EXPECT_EQ(result.err.rfind("cis565_stream_compaction compare: ", 0), 0u) << result.err;
-        EXPECT_NE(result.err.find(c.says), std::string::npos) << result.err;
+        EXPECT_TRUE(TestSupport::contains(result.err, c.says));
     }
 }
 
@@ -408,7 +397,7 @@ TEST(Compare, HelpSaysWhatItDoes) {
     EXPECT_EQ(result.status, 0);
     EXPECT_EQ(result.err, "");
     EXPECT_EQ(result.out.rfind("usage: cis565_stream_compaction compare BASE NEW", 0), 0u) << result.out;
-    EXPECT_NE(result.out.find("--fail-above T"), std::string::npos) << result.out;
+    EXPECT_TRUE(TestSupport::contains(result.out, "--fail-above T"));
 }
 
 // The markdown is GitHub's: a table with the header's column count on every row.
@@ -418,13 +407,11 @@ TEST(Compare, MarkdownPastesAsATable) {
     ASSERT_EQ(result.status, 0) << result.err;
     const std::vector<std::string> problems = GfmCheck::problems(result.out);
     EXPECT_TRUE(problems.empty()) << GfmCheck::describe(problems) << result.out;
-    EXPECT_NE(result.out.find("| op | back end | size | block | base | new | new / base | 95% interval | verdict | note |\n"
-                              "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | --- | --- |\n"),
-              std::string::npos)
-        << result.out;
-    EXPECT_NE(result.out.find("| scan | cub | 2^20 | — | 1.00 | 1.20 | 1.20× | 1.19–1.21 | slower |  |\n"),
-              std::string::npos)
-        << result.out;
+    EXPECT_TRUE(TestSupport::contains(
+        result.out, "| op | back end | size | block | base | new | new / base | 95% interval | verdict | note |\n"
+                    "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | --- | --- |\n"));
+    EXPECT_TRUE(TestSupport::contains(
+        result.out, "| scan | cub | 2^20 | — | 1.00 | 1.20 | 1.20× | 1.19–1.21 | slower |  |\n"));
 }
 
 // The checker finds what GitHub would not render: it is what the markdown tests rely on.

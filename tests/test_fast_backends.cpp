@@ -5,7 +5,6 @@
 // the look-back's tile status, and arrays that are not 16-byte aligned.
 
 #include <cstdint>
-#include <limits>
 #include <random>
 #include <string>
 #include <vector>
@@ -77,15 +76,6 @@ std::vector<int> timingInput(int n, std::uint64_t seed) {
     return input;
 }
 
-/** n values over the whole int range: scans wrap, sorts see both signs. */
-std::vector<int> wideInput(int n, std::uint64_t seed) {
-    std::mt19937_64 engine(seed);
-    std::uniform_int_distribution<int> values(std::numeric_limits<int>::min(), std::numeric_limits<int>::max());
-    std::vector<int> input(static_cast<std::size_t>(n));
-    for (int &v : input) v = values(engine);
-    return input;
-}
-
 class FastBackendTest : public ::testing::TestWithParam<std::tuple<FastCase, int>> {};
 
 TEST_P(FastBackendTest, MatchesReference) {
@@ -98,7 +88,7 @@ TEST_P(FastBackendTest, MatchesReference) {
     std::vector<std::pair<const char *, std::vector<int>>> inputs = {{"timing input", timingInput(n, seed)}};
     if (n <= (1 << 20) + 1) {  // the largest sizes get the timing input alone, to keep the suite quick
         inputs.emplace_back("signed input", TestSupport::randomInput(n, seed));
-        inputs.emplace_back("whole-range input", wideInput(n, seed));
+        inputs.emplace_back("whole-range input", TestSupport::wideInput(n, seed));
         inputs.emplace_back("all zeros", std::vector<int>(static_cast<std::size_t>(n), 0));
         inputs.emplace_back("no zeros", std::vector<int>(static_cast<std::size_t>(n), 7));
     }

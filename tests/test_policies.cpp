@@ -8,10 +8,8 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <limits>
 #include <optional>
 #include <ostream>
-#include <random>
 #include <set>
 #include <string>
 #include <vector>
@@ -142,15 +140,6 @@ int sizeOf(SizeKind kind, int tile) {
     return (1 << 20) + 7;
 }
 
-/** n values over the whole int range: scans wrap, sorts see both signs. */
-std::vector<int> wideInput(int n, std::uint64_t seed) {
-    std::mt19937_64 engine(seed);
-    std::uniform_int_distribution<int> values(std::numeric_limits<int>::min(), std::numeric_limits<int>::max());
-    std::vector<int> input(static_cast<std::size_t>(n));
-    for (int &v : input) v = values(engine);
-    return input;
-}
-
 struct PolicyParam {
     PolicyFamily family;
     PolicyCase which;
@@ -194,7 +183,7 @@ TEST_P(PolicyFamilyTest, MatchesReference) {
     settings.warmup = 1;
     settings.reps = 2;
     const std::vector<std::pair<const char *, std::vector<int>>> inputs = {
-        {"signed input", TestSupport::randomInput(n, seed)}, {"whole-range input", wideInput(n, seed)}};
+        {"signed input", TestSupport::randomInput(n, seed)}, {"whole-range input", TestSupport::wideInput(n, seed)}};
     std::vector<Predicate> predicates = {Predicate::nonZero()};
     if (which.op == Op::Compact || which.op == Op::Partition) predicates.push_back(Predicate::multipleOf(3));
     for (const auto &[what, input] : inputs) {

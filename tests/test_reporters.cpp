@@ -184,24 +184,18 @@ Context sampleContext() {
 
 // The rows name every field ({} where a row has none), so that each says what it leaves out.
 Row cpuRow() {
-    Row row;
-    row.op = Op::Compact;
-    row.backend = "cpu";
-    row.size = 1024;
-    row.timing = TestSupport::timingOf(2.5, 2.0, 3.0, 5);
-    row.kept = 768;
-    row.bandwidthGBs = 2.8;
-    return row;
+    return {.op = Op::Compact, .backend = "cpu", .size = 1024, .npot = false, .blockSize = {},
+            .status = Row::Status::Passed, .note = {}, .timing = TestSupport::timingOf(2.5, 2.0, 3.0, 5), .kept = 768,
+            .bandwidthGBs = 2.8, .copyFraction = {}, .speedupVsCpu = {}, .speedupVsCub = {}, .copyFractionRange = {},
+            .speedupVsCpuRange = {}, .speedupVsCubRange = {}, .launchBound = false, .interleaved = false};
 }
 
+// The CPU's compaction on a GPU back end: a block size, ten times as fast, 1% of the copy bandwidth.
 Row gpuRow() {
-    Row row = cpuRow();
-    row.backend = "efficient";
-    row.blockSize = 256;
-    row.timing = TestSupport::timingOf(0.25, 0.2, 0.5, 5);
-    row.copyFraction = 0.01;
-    row.speedupVsCpu = 10;
-    return row;
+    return {.op = Op::Compact, .backend = "efficient", .size = 1024, .npot = false, .blockSize = 256,
+            .status = Row::Status::Passed, .note = {}, .timing = TestSupport::timingOf(0.25, 0.2, 0.5, 5), .kept = 768,
+            .bandwidthGBs = 2.8, .copyFraction = 0.01, .speedupVsCpu = 10, .speedupVsCub = {}, .copyFractionRange = {},
+            .speedupVsCpuRange = {}, .speedupVsCubRange = {}, .launchBound = false, .interleaved = false};
 }
 
 Row failedRow() {
@@ -221,15 +215,6 @@ Row skippedRow() {
             .interleaved = false, .smClockMHz = {}, .temperatureC = {}, .powerW = {}, .throttled = false};
 }
 
-// What was written to `file`, from its start; closes it.
-std::string readAndClose(std::FILE *file) {
-    std::rewind(file);
-    std::string text;
-    for (int c = std::fgetc(file); c != EOF; c = std::fgetc(file)) text += static_cast<char>(c);
-    std::fclose(file);
-    return text;
-}
-
 // Writes a whole report with `format` and returns it; cut short saying `stoppedBy`
 // unless that is empty.
 std::string report(Format format, const std::vector<Row> &rows, const std::string &stoppedBy = "") {
@@ -240,7 +225,7 @@ std::string report(Format format, const std::vector<Row> &rows, const std::strin
     reporter->endOp();
     if (!stoppedBy.empty()) reporter->stop(stoppedBy);
     reporter->end();
-    return readAndClose(file);
+    return TestSupport::readAndClose(file);
 }
 
 // RFC 4180 fields of one record; a quoted field may hold commas, quotes and newlines.
@@ -375,7 +360,7 @@ TEST(ContextReporter, WritesTheContextAsOneJsonObject) {
     reporter->add(cpuRow());
     reporter->endOp();
     reporter->end();
-    const std::string text = readAndClose(file);
+    const std::string text = TestSupport::readAndClose(file);
     const Json context = JsonReader(text).document();
     expectSampleContext(context);
     EXPECT_EQ(context.object.count("rows"), 0u);
@@ -481,7 +466,7 @@ TEST(JsonReporter, WithoutAGpuTheGpuFieldsAreNull) {
     context.gpu.reset();
     reporter->begin(context);
     reporter->end();
-    const std::string text = readAndClose(file);
+    const std::string text = TestSupport::readAndClose(file);
     const Json document = JsonReader(text).document();
     EXPECT_EQ(document["context"]["gpu"].string, "none (no CUDA device)");
     EXPECT_EQ(document["context"]["sm_count"].kind, Json::Kind::Null);
@@ -495,11 +480,7 @@ Json jsonContext(const Context &context) {
     auto reporter = Harness::makeReporter(Format::Json, file, "the test file");
     reporter->begin(context);
     reporter->end();
-    std::rewind(file);
-    std::string text;
-    for (int c = std::fgetc(file); c != EOF; c = std::fgetc(file)) text += static_cast<char>(c);
-    std::fclose(file);
-    return JsonReader(text).document()["context"];
+    return JsonReader(TestSupport::readAndClose(file)).document()["context"];
 }
 
 TEST(JsonReporter, ContextNamesTheGpuTheBuildAndTheGpuStateAtTheStart) {
@@ -596,10 +577,7 @@ TEST(MarkdownReporter, FootnotesAreNumberedThroughTheReport) {
     for (const Row &row : {scanCpu, scanSkip}) reporter->add(row);
     reporter->endOp();
     reporter->end();
-    std::rewind(file);
-    std::string text;
-    for (int c = std::fgetc(file); c != EOF; c = std::fgetc(file)) text += static_cast<char>(c);
-    std::fclose(file);
+    const std::string text = TestSupport::readAndClose(file);
 
     const std::vector<std::string> problems = GfmCheck::problems(text);
     EXPECT_TRUE(problems.empty()) << GfmCheck::describe(problems) << text;
@@ -669,7 +647,7 @@ TEST(Reports, QuotesBackslashesCommasAndNewlinesRoundTrip) {
         context.commandLine = text;
         reporter->begin(context);
         reporter->end();
-        const std::string json = readAndClose(file);
+        const std::string json = TestSupport::readAndClose(file);
         EXPECT_EQ(JsonReader(json).document()["context"]["command_line"].string, text);
     }
 }

@@ -1,10 +1,12 @@
 #pragma once
 // Shared by the test files: fresh random inputs traced with their seed, the edge sizes, timer
-// checks, and copies to and from arrays on the host or the device.
+// checks, copies to and from arrays on the host or the device, and what a temporary file holds.
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
+#include <limits>
 #include <random>
 #include <string>
 #include <vector>
@@ -78,6 +80,15 @@ inline std::vector<int> randomInput(int n, std::uint64_t seed) {
     return input;
 }
 
+/** n values over the whole int range: scans wrap, sorts see both signs. */
+inline std::vector<int> wideInput(int n, std::uint64_t seed) {
+    std::mt19937_64 engine(seed);
+    std::uniform_int_distribution<int> values(std::numeric_limits<int>::min(), std::numeric_limits<int>::max());
+    std::vector<int> input(static_cast<std::size_t>(n));
+    for (int &v : input) v = values(engine);
+    return input;
+}
+
 /**
  * An input made by make(seed) from a fresh seed, which a trace names after `what` for as
  * long as the input lives, so that a failure can be replayed.
@@ -100,6 +111,21 @@ private:
 public:
     const std::vector<int> values;
 };
+
+/** What was written to `file` (a std::tmpfile() a report or command wrote to), from its start; closes it. */
+inline std::string readAndClose(std::FILE *file) {
+    std::rewind(file);
+    std::string text;
+    for (int c = std::fgetc(file); c != EOF; c = std::fgetc(file)) text += static_cast<char>(c);
+    std::fclose(file);
+    return text;
+}
+
+/** Whether `text` holds `part`; a failure names the part and prints the whole text. */
+inline testing::AssertionResult contains(const std::string &text, const std::string &part) {
+    if (text.find(part) != std::string::npos) return testing::AssertionSuccess();
+    return testing::AssertionFailure() << "no \"" << part << "\" in:\n" << text;
+}
 
 /** An output array filled with 0xCD bytes, so unwritten elements are seen. */
 inline std::vector<int> poisoned(int n) { return std::vector<int>(static_cast<std::size_t>(n), static_cast<int>(0xCDCDCDCDu)); }

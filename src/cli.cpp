@@ -92,6 +92,20 @@ CLI::Validator validator(const char *name, Check check) {
         "", name);
 }
 
+// An option of `group` shown in --help as "--name PLACEHOLDER", whose text `check` accepts:
+// a CLI::Validator, or a function that throws std::invalid_argument on bad text (validator()).
+template <typename T>
+CLI::Option *addChecked(CLI::App &app, const std::string &name, T &target, const std::string &description,
+                        const char *group, const char *placeholder, const CLI::Validator &check) {
+    return app.add_option(name, target, description)->group(group)->type_name(placeholder)->check(check);
+}
+
+template <typename T, typename Check>
+CLI::Option *addChecked(CLI::App &app, const std::string &name, T &target, const std::string &description,
+                        const char *group, const char *placeholder, Check check) {
+    return addChecked(app, name, target, description, group, placeholder, validator(placeholder, check));
+}
+
 // A count of runs from `least` to 1000 (--reps, --warmup).
 CLI::Validator runCount(const char *name, int least) {
     return validator(name, [least](const std::string &text) {
@@ -409,66 +423,49 @@ struct RawText {
 };
 
 void addRunOptions(CLI::App &app, Options &options, RawText &raw) {
-    app.add_option("--size", raw.size, "Array size SIZE for the test sequence (NPOT = SIZE - 3): 1048576, 2^20 or 1M, "
-                                       "up to 2^31 - 1; with a sweep, its one size (up to 2^33) unless --sizes")
-        ->group(kCourseGroup)
-        ->type_name("SIZE")
-        ->check(validator("SIZE", [](const std::string &text) { parseSize(text); }));
-    app.add_option("--block-size", raw.blockSize,
-                   fmt::format("Threads per block of the GPU back ends whose kernels take one ({}; the others have "
-                               "fixed tile shapes) (default 128); with a sweep, its one block size unless "
-                               "--block-sizes",
-                               blockSizeBackends()))
-        ->group(kRunGroup)
-        ->type_name("B")
-        ->check(validator("B", [](const std::string &text) { parseBlockSize(text); }));
-    app.add_option("--seed", raw.seed, "Seed of the random inputs (default 565)")
-        ->group(kRunGroup)
-        ->type_name("S")
-        ->check(validator("S", [](const std::string &text) {
-            if (!parseDecimal<std::uint64_t>(text)) {
-                throw std::invalid_argument(fmt::format("'{}' is not a seed; use a whole number from 0 to 2^64 - 1", text));
-            }
-        }));
-    app.add_option("--backends", options.backends,
-                   "Comma-separated back ends to run: " + joinedBackendNames() + " (default: all)")
-        ->group(kRunGroup)
-        ->delimiter(',')
-        ->type_name("NAMES")
-        ->check(validator("NAMES", [](const std::string &name) {
-            if (!StreamCompaction::findBackend(name)) unknownName("back end", "back ends", name, allBackendNames());
-        }));
-    app.add_option("--reps", raw.reps,
-                   "Exactly R timed calls per figure, instead of calls until the noise is known (below)")
-        ->group(kRunGroup)
-        ->type_name("R")
-        ->check(runCount("R", 1));
-    app.add_option("--warmup", raw.warmup, "Untimed calls before the timed ones (default 1)")
-        ->group(kRunGroup)
-        ->type_name("W")
-        ->check(runCount("W", 0));
-    app.add_option("--min-samples", raw.minSamples, "Timed calls a figure takes at least (default 10)")
-        ->group(kRunGroup)
-        ->type_name("N")
-        ->check(validator("N", [](const std::string &text) {
-            const int count = parseCount(text);
-            if (count < 2 || count > 100000) {
-                throw std::invalid_argument(fmt::format("'{}' is not a sample count; use 2 to 100000", text));
-            }
-        }));
-    app.add_option("--min-time", raw.minTime, "Timed work a figure takes at least: 50ms (default), 0.2s")
-        ->group(kRunGroup)
-        ->type_name("T")
-        ->check(validator("T", [](const std::string &text) { parseTimeMs(text); }));
-    app.add_option("--max-noise", raw.maxNoise,
-                   "Stop a figure's calls once standard deviation / mean is at most P percent: 0.5 (default), 2%")
-        ->group(kRunGroup)
-        ->type_name("P")
-        ->check(validator("P", [](const std::string &text) { parseNoise(text); }));
-    app.add_option("--max-time", raw.maxTime, "Wall time after which a figure's calls stop regardless: 2s (default)")
-        ->group(kRunGroup)
-        ->type_name("T")
-        ->check(validator("T", [](const std::string &text) { parseTimeMs(text); }));
+    addChecked(app, "--size", raw.size,
+               "Array size SIZE for the test sequence (NPOT = SIZE - 3): 1048576, 2^20 or 1M, "
+               "up to 2^31 - 1; with a sweep, its one size (up to 2^33) unless --sizes",
+               kCourseGroup, "SIZE", [](const std::string &text) { parseSize(text); });
+    addChecked(app, "--block-size", raw.blockSize,
+               fmt::format("Threads per block of the GPU back ends whose kernels take one ({}; the others have "
+                           "fixed tile shapes) (default 128); with a sweep, its one block size unless "
+                           "--block-sizes",
+                           blockSizeBackends()),
+               kRunGroup, "B", [](const std::string &text) { parseBlockSize(text); });
+    addChecked(app, "--seed", raw.seed, "Seed of the random inputs (default 565)", kRunGroup, "S",
+               [](const std::string &text) {
+                   if (!parseDecimal<std::uint64_t>(text)) {
+                       throw std::invalid_argument(
+                           fmt::format("'{}' is not a seed; use a whole number from 0 to 2^64 - 1", text));
+                   }
+               });
+    addChecked(app, "--backends", options.backends,
+               "Comma-separated back ends to run: " + joinedBackendNames() + " (default: all)", kRunGroup, "NAMES",
+               [](const std::string &name) {
+                   if (!StreamCompaction::findBackend(name))
+                       unknownName("back end", "back ends", name, allBackendNames());
+               })
+        ->delimiter(',');
+    addChecked(app, "--reps", raw.reps,
+               "Exactly R timed calls per figure, instead of calls until the noise is known (below)", kRunGroup, "R",
+               runCount("R", 1));
+    addChecked(app, "--warmup", raw.warmup, "Untimed calls before the timed ones (default 1)", kRunGroup, "W",
+               runCount("W", 0));
+    addChecked(app, "--min-samples", raw.minSamples, "Timed calls a figure takes at least (default 10)", kRunGroup, "N",
+               [](const std::string &text) {
+                   const int count = parseCount(text);
+                   if (count < 2 || count > 100000) {
+                       throw std::invalid_argument(fmt::format("'{}' is not a sample count; use 2 to 100000", text));
+                   }
+               });
+    addChecked(app, "--min-time", raw.minTime, "Timed work a figure takes at least: 50ms (default), 0.2s", kRunGroup,
+               "T", [](const std::string &text) { parseTimeMs(text); });
+    addChecked(app, "--max-noise", raw.maxNoise,
+               "Stop a figure's calls once standard deviation / mean is at most P percent: 0.5 (default), 2%",
+               kRunGroup, "P", [](const std::string &text) { parseNoise(text); });
+    addChecked(app, "--max-time", raw.maxTime, "Wall time after which a figure's calls stop regardless: 2s (default)",
+               kRunGroup, "T", [](const std::string &text) { parseTimeMs(text); });
     app.add_flag("--hot", options.hot, "Leave the L2 cache warm between timed calls (default: flushed before each)")
         ->group(kRunGroup);
     app.add_flag("--no-blocking-kernel")
@@ -483,34 +480,25 @@ void addRunOptions(CLI::App &app, Options &options, RawText &raw) {
 std::vector<CLI::Option *> addSweepOptions(CLI::App &app, Options &options, RawText &raw) {
     std::vector<CLI::Option *> sweepFlags;
     sweepFlags.push_back(
-        app.add_option("--sizes", raw.sizes,
-                       "Array sizes up to 2^33: a list (1000,4096,1M,2^20) or a power-of-two range (2^16:2^28; "
-                       "2^16:2^28:2 for every second power); past 2^31 - 1 only " +
-                           joined64BitBackendNames() + " run")
-            ->group(kSweepGroup)
-            ->excludes("--size")
-            ->type_name("LIST")
-        ->check(validator("LIST", [](const std::string &text) { parseSizeList(text); })));
+        addChecked(app, "--sizes", raw.sizes,
+                   "Array sizes up to 2^33: a list (1000,4096,1M,2^20) or a power-of-two range (2^16:2^28; "
+                   "2^16:2^28:2 for every second power); past 2^31 - 1 only " +
+                       joined64BitBackendNames() + " run",
+                   kSweepGroup, "LIST", [](const std::string &text) { parseSizeList(text); })
+            ->excludes("--size"));
+    sweepFlags.push_back(addChecked(app, "--block-sizes", raw.blockSizes,
+                                    "Block sizes for the GPU back ends: 128,256,512,1024 or 2^7:2^10", kSweepGroup,
+                                    "LIST", [](const std::string &text) { parseBlockSizeList(text); })
+                             ->excludes("--block-size"));
+    sweepFlags.push_back(addChecked(app, "--ops", raw.ops,
+                                    "Comma-separated operations: " + opNames() + " (default: all)", kSweepGroup,
+                                    "NAMES", [](const std::string &name) { parseOp(name); })
+                             ->delimiter(','));
     sweepFlags.push_back(
-        app.add_option("--block-sizes", raw.blockSizes,
-                       "Block sizes for the GPU back ends: 128,256,512,1024 or 2^7:2^10")
-            ->group(kSweepGroup)
-            ->excludes("--block-size")
-            ->type_name("LIST")
-        ->check(validator("LIST", [](const std::string &text) { parseBlockSizeList(text); })));
-    sweepFlags.push_back(
-        app.add_option("--ops", raw.ops, "Comma-separated operations: " + opNames() + " (default: all)")
-            ->group(kSweepGroup)
-            ->delimiter(',')
-            ->type_name("NAMES")
-        ->check(validator("NAMES", [](const std::string &name) { parseOp(name); })));
-    sweepFlags.push_back(
-        app.add_option("--keep", raw.keep,
-                       "What compact and partition keep of their inputs (the course's values 0 to 3): nonzero "
-                       "(default), mod:K (multiples of K, K not 0) or gt:T (values above T)")
-            ->group(kSweepGroup)
-            ->type_name("PREDICATE")
-        ->check(validator("PREDICATE", [](const std::string &text) { parsePredicate(text); })));
+        addChecked(app, "--keep", raw.keep,
+                   "What compact and partition keep of their inputs (the course's values 0 to 3): nonzero "
+                   "(default), mod:K (multiples of K, K not 0) or gt:T (values above T)",
+                   kSweepGroup, "PREDICATE", [](const std::string &text) { parsePredicate(text); }));
     // Two flags, not CLI11's "--npot,!--no-npot", so that both together can be refused
     // and --help shows no "{false}".
     sweepFlags.push_back(
@@ -518,24 +506,21 @@ std::vector<CLI::Option *> addSweepOptions(CLI::App &app, Options &options, RawT
             ->description("Also measure SIZE - 3 for every power of two SIZE in --sizes (the default)")
             ->group(kSweepGroup));
     sweepFlags.push_back(app.add_flag("--no-npot")->description("Measure the sizes in --sizes alone")->group(kSweepGroup));
+    sweepFlags.push_back(addChecked(app, "--format", raw.format,
+                                    "Format on stdout: text (default), markdown, csv or json", kReportGroup, "FORMAT",
+                                    [](const std::string &text) { parseFormat(text); }));
     sweepFlags.push_back(
-        app.add_option("--format", raw.format, "Format on stdout: text (default), markdown, csv or json")
-            ->group(kReportGroup)
-            ->type_name("FORMAT")
-        ->check(validator("FORMAT", [](const std::string &text) { parseFormat(text); })));
-    sweepFlags.push_back(
-        app.add_option("--output", options.outputs,
-                       "Also write the report to FILE, in the format its extension names (.txt, .md, .csv, "
-                       ".json); repeatable")
-            ->group(kReportGroup)
-            ->allow_extra_args(false)
-            ->type_name("FILE")
-        ->check(validator("FILE", [](const std::string &path) {
-                if (!formatForPath(path)) {
-                    throw std::invalid_argument(
-                        fmt::format("'{}' has no known extension; name the file .txt, .md, .csv or .json", path));
-                }
-            })));
+        addChecked(app, "--output", options.outputs,
+                   "Also write the report to FILE, in the format its extension names (.txt, .md, .csv, "
+                   ".json); repeatable",
+                   kReportGroup, "FILE",
+                   [](const std::string &path) {
+                       if (!formatForPath(path)) {
+                           throw std::invalid_argument(fmt::format(
+                               "'{}' has no known extension; name the file .txt, .md, .csv or .json", path));
+                       }
+                   })
+            ->allow_extra_args(false));
     app.add_flag("--quiet", options.quiet, "No progress line on stderr (shown only when stderr is a terminal)")
         ->group(kReportGroup);
     return sweepFlags;

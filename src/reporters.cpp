@@ -536,9 +536,13 @@ private:
 
     std::string speedupCell(const Row *row) const {
         if (!row || row->status != Row::Status::Passed) return statusWithMark(row);
+        // A ratio whose 95% interval covers 1 is a tie, and says so.
+        const auto ratio = [](double value, const std::optional<Interval> &range, const char *over) {
+            return formatRatio(value) + " " + over + (range && range->tie() ? " (tie)" : "");
+        };
         std::string cell;
-        if (row->speedupVsCpu) cell = formatRatio(*row->speedupVsCpu) + " cpu";
-        if (row->speedupVsCub) cell += (cell.empty() ? "" : ", ") + formatRatio(*row->speedupVsCub) + " cub";
+        if (row->speedupVsCpu) cell = ratio(*row->speedupVsCpu, row->speedupVsCpuRange, "cpu");
+        if (row->speedupVsCub) cell += (cell.empty() ? "" : ", ") + ratio(*row->speedupVsCub, row->speedupVsCubRange, "cub");
         return cell.empty() ? "—" : cell;
     }
 

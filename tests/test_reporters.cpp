@@ -652,6 +652,21 @@ TEST(Reports, QuotesBackslashesCommasAndNewlinesRoundTrip) {
     }
 }
 
+// A speed-up whose 95% interval covers 1 reads as a tie; one whose interval lies above or
+// below 1 reads as the ratio alone.
+TEST(TextReporter, ASpeedupWhoseIntervalCoversOneIsATie) {
+    Row gpu = gpuRow();
+    gpu.speedupVsCub = 1.01;
+    gpu.speedupVsCubRange = Harness::Interval{1.01, 0.98, 1.04};
+    gpu.speedupVsCpuRange = Harness::Interval{10, 9.5, 10.5};
+    const std::string tie = report(Format::Text, {cpuRow(), gpu});
+    EXPECT_TRUE(TestSupport::contains(tie, "10× cpu, 1.01× cub (tie)"));
+    gpu.speedupVsCubRange = Harness::Interval{1.01, 1.005, 1.015};
+    const std::string faster = report(Format::Text, {cpuRow(), gpu});
+    EXPECT_TRUE(TestSupport::contains(faster, "10× cpu, 1.01× cub\n"));
+    EXPECT_FALSE(TestSupport::contains(faster, "(tie)"));
+}
+
 // The text table, line by line: sizes left-aligned, every other column right-aligned to
 // its widest cell, and two spaces between columns.
 TEST(TextReporter, NumbersAlignRightAndSizesLeft) {

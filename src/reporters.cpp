@@ -140,7 +140,7 @@ Value high(const std::optional<Interval> &range) { return range ? Value(range->h
 std::string timedText(const Row &r) {
     if (r.status == Row::Status::Skipped || r.timing.samples == 0) return "";
     const Timing &t = r.timing;
-    if (r.note.find("timed by the implementation") != std::string::npos) return "implementation";
+    if (t.byImplementation) return "implementation";
     if (t.held) return "events (stream held)";
     if (t.synchronizes) return "events (host synchronisation)";
     return t.cold ? "events" : "host timer";

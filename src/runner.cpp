@@ -117,11 +117,10 @@ DeviceTiming &deviceTiming() {
 
 using Clock = std::chrono::steady_clock;
 
-// Whether samples `times` meet the noise rule of `settings`.
-bool noiseKnown(const std::vector<double> &times, const RunSettings &settings) {
-    const Statistics s = summarize(times);
-    return s.samples >= settings.minSamples && s.meanMs * s.samples >= settings.minTimeMs &&
-           s.noise() <= settings.maxNoise;
+// Whether the samples so far meet the noise rule of `settings`.
+bool noiseKnown(const RunningNoise &noise, const RunSettings &settings) {
+    return noise.samples() >= settings.minSamples && noise.totalMs() >= settings.minTimeMs &&
+           noise.noise() <= settings.maxNoise;
 }
 
 }  // namespace
@@ -177,7 +176,7 @@ public:
         if (settings_.reps > 0) {
             return static_cast<int>(times_.size()) >= settings_.reps || droppedSamples_ >= settings_.reps;
         }
-        return noiseKnown(times_, settings_) || wallMs() >= settings_.maxTimeMs;
+        return noiseKnown(noise_, settings_) || wallMs() >= settings_.maxTimeMs;
     }
 
     void sample() override { callOnce(true); }
@@ -216,7 +215,8 @@ public:
         run.timing.cold = onDevice_ && settings_.cold;
         run.timing.held = hold_;
         run.timing.synchronizes = synchronizes_;
-        run.timing.outOfTime = settings_.reps == 0 && !noiseKnown(times_, settings_);
+        run.timing.outOfTime = settings_.reps == 0 && !noiseKnown(noise_, settings_);
+        run.timing.byImplementation = ownTimer_;
         if constexpr (std::is_same_v<Out, long long>) {
             run.sums64 = std::move(output_);
         } else {
@@ -226,6 +226,11 @@ public:
     }
 
 private:
+    void record(double ms) {
+        times_.push_back(ms);
+        noise_.add(ms);
+    }
+
     double wallMs() const { return std::chrono::duration<double, std::milli>(Clock::now() - started_).count(); }
 
     // One call, timed when `timed`, with the poisoning before it and the checks after it.
@@ -250,7 +255,7 @@ private:
             std::fill(output_.begin(), output_.end(), poisonValue<Out>());
             int kept = 0;
             const long long returned = call_(output_.data(), held_.data(), &kept);
-            if (timed) times_.push_back(hostReading());
+            if (timed) record(hostReading());
             checkGuard(output_.data() + n_);
             if (operation_.returnsCount) kept_ = returned >= 0 ? returned : n_ == 0 ? 0 : kept;
             if (calls_ == 1) {
@@ -281,7 +286,7 @@ private:
         const bool released = !held || timing.hold.release();
         const double ms = timing.events.elapsedMs();
         if (released) {
-            times_.push_back(ms);
+            record(ms);
         } else {
             hold_ = false;
             synchronizes_ = true;
@@ -321,6 +326,7 @@ private:
     std::vector<int> held_;
     std::vector<Out> output_;  // the last call's output and guard, read back
     std::vector<double> times_;
+    RunningNoise noise_;  // of times_, for the stopping rule
     double initialReading_ = 0;  // an implementation's timer before any call
     int calls_ = 0;
     int droppedSamples_ = 0;

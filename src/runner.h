@@ -24,6 +24,7 @@ struct Timing : Statistics {
     bool held = false;           // every timed call ran with the stream held: no host launch time in it
     bool synchronizes = false;   // a GPU call that waits for the device: a host synchronisation is in it
     bool outOfTime = false;      // sampling stopped at maxTimeMs before the noise was known
+    bool byImplementation = false;  // the readings are a course submission's own timer's
 };
 
 /**

@@ -24,6 +24,17 @@ Statistics summarize(std::vector<double> ms) {
     return s;
 }
 
+void RunningNoise::add(double ms) {
+    ++samples_;
+    const double delta = ms - mean_;
+    mean_ += delta / samples_;
+    squares_ += delta * (ms - mean_);
+}
+
+double RunningNoise::noise() const {
+    return samples_ > 1 && mean_ > 0 ? std::sqrt(squares_ / (samples_ - 1)) / mean_ : 0;
+}
+
 namespace {
 
 // A figure's relative standard error: noise / sqrt(samples), 0 where it cannot be known.

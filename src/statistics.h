@@ -23,6 +23,24 @@ struct Statistics {
 Statistics summarize(std::vector<double> ms);
 
 /**
+ * The count, mean and noise of samples as they arrive (Welford's update), so that a
+ * stopping rule asked after every sample does not summarize them all again.
+ */
+class RunningNoise {
+public:
+    void add(double ms);
+    int samples() const { return samples_; }
+    double totalMs() const { return mean_ * samples_; }
+    /** Standard deviation (n - 1) / mean, as Statistics::noise(); 0 for fewer than two samples. */
+    double noise() const;
+
+private:
+    int samples_ = 0;
+    double mean_ = 0;
+    double squares_ = 0;  // the sum of squared differences from the mean
+};
+
+/**
  * A ratio of two figures with its approximate 95% interval. Each figure's relative
  * standard error is its noise / sqrt(samples); the ratio's is their root sum of squares,
  * and the interval is ratio x exp(+-1.96 x that), which stays positive.

@@ -443,8 +443,7 @@ private:
         // whole input when its cells take turns.
         std::vector<GpuState> before(plan.size());
         for (const Planned &p : plan) rows.push_back(startRow(*p.backend, c, p.block));
-        const bool together = interleaves(c, plan, rows);
-        if (together) Common::releaseWorkspaces();  // the previous input's cached device memory
+        const bool together = interleaves(c, plan, rows);  // which frees the previous input's cached memory
         const auto cellLabel = [&](std::size_t i) {
             return fmt::format("{} {}{}", plan[i].backend->name, label,
                                plan[i].block ? fmt::format(", block {}", *plan[i].block) : std::string());

@@ -65,6 +65,7 @@ TEST(ImplementationTimed, TheRowTakesHostArraysAndItsOwnTimer) {
     EXPECT_DOUBLE_EQ(result.timing.medianMs, 4.0);
     EXPECT_DOUBLE_EQ(result.timing.minMs, 2.0);
     EXPECT_DOUBLE_EQ(result.timing.maxMs, 6.0);
+    EXPECT_TRUE(result.timing.byImplementation);
     EXPECT_EQ(result.timing.note, "");
     EXPECT_TRUE(verify(Op::Scan, result, expected(Op::Scan, std::vector<int>(1000, 3), {})).passed());
 }

@@ -338,6 +338,7 @@ TEST(CsvReporter, ReadsBackHeaderAndRows) {
     EXPECT_EQ(rows[0]["min_ms"], "2");
     EXPECT_EQ(rows[0]["max_ms"], "3");
     EXPECT_EQ(rows[0]["samples"], "5");
+    EXPECT_EQ(rows[0]["timed"], "host timer");  // the CPU row, neither cold nor held
     EXPECT_EQ(rows[0]["bandwidth_GBps"], "2.8");
     EXPECT_EQ(rows[0]["kept"], "768");
     EXPECT_EQ(rows[0]["verified"], "passed");
@@ -649,6 +650,28 @@ TEST(Reports, QuotesBackslashesCommasAndNewlinesRoundTrip) {
         reporter->end();
         const std::string json = TestSupport::readAndClose(file);
         EXPECT_EQ(JsonReader(json).document()["context"]["command_line"].string, text);
+    }
+}
+
+// The timed column names how the calls were timed, from the row's timing alone.
+TEST(CsvReporter, TimedNamesHowTheCallsWereTimed) {
+    struct Case {
+        bool cold, held, synchronizes, byImplementation;
+        const char *says;
+    };
+    for (const Case &c : {Case{false, false, false, false, "host timer"}, Case{true, true, false, false, "events (stream held)"},
+                          Case{true, false, true, false, "events (host synchronisation)"},
+                          Case{true, false, false, false, "events"}, Case{false, false, false, true, "implementation"}}) {
+        Row row = gpuRow();
+        row.timing.cold = c.cold;
+        row.timing.held = c.held;
+        row.timing.synchronizes = c.synchronizes;
+        row.timing.byImplementation = c.byImplementation;
+        std::vector<std::string> comments;
+        const auto records = readCsv(report(Format::Csv, {row}), comments);
+        ASSERT_EQ(records.size(), 2u);
+        const auto column = std::find(records[0].begin(), records[0].end(), "timed") - records[0].begin();
+        EXPECT_EQ(records[1][static_cast<std::size_t>(column)], c.says);
     }
 }
 

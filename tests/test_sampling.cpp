@@ -104,6 +104,20 @@ TEST(Statistics, SummaryByHand) {
     EXPECT_EQ(summarize({}).samples, 0);
 }
 
+// The running noise the stopping rule reads agrees with the summary of the same samples.
+TEST(Statistics, RunningNoiseAgreesWithTheSummary) {
+    const std::vector<double> ms = {3.0, 1.0, 4.0, 1.0, 5.0, 9.0, 2.0, 6.0};
+    RunningNoise running;
+    for (double x : ms) running.add(x);
+    const Statistics s = summarize(ms);
+    EXPECT_EQ(running.samples(), s.samples);
+    EXPECT_NEAR(running.totalMs(), 31.0, 1e-12);
+    EXPECT_NEAR(running.noise(), s.noise(), 1e-12);
+    RunningNoise one;
+    one.add(2);
+    EXPECT_DOUBLE_EQ(one.noise(), 0);
+}
+
 // 2 ms over 1 ms with 1% noise on 100 samples each: relative errors 0.001, the ratio's
 // sqrt(2) x 0.001, so the interval is 2 x exp(+-1.96 x 0.0014142).
 TEST(Statistics, IntervalOfARatioByHand) {

@@ -491,7 +491,7 @@ std::vector<CLI::Option *> addSweepOptions(CLI::App &app, Options &options, RawT
                                     "LIST", [](const std::string &text) { parseBlockSizeList(text); })
                              ->excludes("--block-size"));
     sweepFlags.push_back(addChecked(app, "--ops", raw.ops,
-                                    "Comma-separated operations: " + opNames() + " (default: all)", kSweepGroup,
+                                    "Comma-separated operations: " + opNames() + " (default: all but sort-pairs)", kSweepGroup,
                                     "NAMES", [](const std::string &name) { parseOp(name); })
                              ->delimiter(','));
     sweepFlags.push_back(
@@ -582,7 +582,7 @@ std::string finish(const RawText &raw, Options &options) {
     dropRepeats(options.blockSizes);
     dropRepeats(options.ops);
     dropRepeats(options.backends);
-    if (options.ops.empty()) options.ops.assign(std::begin(kAllOps), std::end(kAllOps));
+    if (options.ops.empty()) options.ops.assign(std::begin(kDefaultOps), std::end(kDefaultOps));
     return "";
 }
 

@@ -188,6 +188,7 @@ int runCourseSequence(const Options &options) {
     std::vector<int> (*madeBy)(long long) = nullptr;  // the generator of `input`
     for (Op op : kAllOps) {
         const Operation &operation = describe(op);
+        if (operation.courseSection == nullptr) continue;  // not one of the course's operations
         if (operation.randomInput != madeBy) input = operation.randomInput(options.size);
         madeBy = operation.randomInput;
         course.section(operation.courseSection, op, input);

@@ -119,6 +119,19 @@ const Operation kPartition{
     },
 };
 
+// A pairs sort: keys, then values, in the input and the output (Operation::pairs).
+template <void (*Backend::*Entry)(int, int *, int *, const int *, const int *)>
+long long callPairs(const Backend &backend, bool, long long n, int *out, const int *in, Predicate, int *) {
+    (backend.*Entry)(static_cast<int>(n), out, out + n, in, in + n);
+    return n;
+}
+
+// Pairs offered for the course's `int n` only.
+template <auto Entry>
+bool offeredNarrow(const Backend &backend, bool wide) {
+    return !wide && backend.*Entry != nullptr;
+}
+
 const Operation kSort{
     .op = Op::Sort, .name = "sort", .courseSection = "RADIX SORT TESTS",
     .bytesCounted = "sort 8n (the minimum: one read and one write; a radix sort moves more)", .returnsCount = false,
@@ -132,7 +145,28 @@ const Operation kSort{
     },
 };
 
+const Operation kSortPairs{
+    .op = Op::SortPairs, .name = "sort-pairs", .courseSection = nullptr,
+    .bytesCounted = "sort-pairs 16n (keys and values, one read and one write each)", .returnsCount = false,
+    .keptOnly = false, .pairs = true,
+    .offeredBy = offeredNarrow<&Backend::sortPairs>,
+    .call = callPairs<&Backend::sortPairs>,
+    .trafficBytes = [](long long n, long long) { return 4.0 * double(n) * sizeof(int); },
+    .randomInput = fullRangeInput,
+    .expected = [](const std::vector<int> &input, Predicate, bool) {
+        const auto n = static_cast<long long>(input.size());
+        return expectedCount(TestingHelpers::referenceSortPairs(withPairValues(input)), n);
+    },
+};
+
 }  // namespace
+
+std::vector<int> withPairValues(const std::vector<int> &keys) {
+    std::vector<int> paired(2 * keys.size());
+    std::copy(keys.begin(), keys.end(), paired.begin());
+    for (std::size_t i = 0; i < keys.size(); ++i) paired[keys.size() + i] = pairValue(static_cast<long long>(i));
+    return paired;
+}
 
 const Operation &describe(Op op) {
     switch (op) {
@@ -140,6 +174,7 @@ const Operation &describe(Op op) {
         case Op::Compact: return kCompact;
         case Op::Partition: return kPartition;
         case Op::Sort: return kSort;
+        case Op::SortPairs: return kSortPairs;
     }
     return kScan;
 }

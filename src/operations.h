@@ -11,21 +11,37 @@
 
 namespace Harness {
 
-enum class Op { Scan, Compact, Partition, Sort };
-constexpr Op kAllOps[] = {Op::Scan, Op::Compact, Op::Partition, Op::Sort};
+enum class Op { Scan, Compact, Partition, Sort, SortPairs };
+constexpr Op kAllOps[] = {Op::Scan, Op::Compact, Op::Partition, Op::Sort, Op::SortPairs};
+/** What a sweep runs when --ops is not given: the course's operations and its radix sort. */
+constexpr Op kDefaultOps[] = {Op::Scan, Op::Compact, Op::Partition, Op::Sort};
 
 /** Whether n is past the course's `int n` (2^31 - 1), so that only the 64-bit entry points take it. */
 constexpr bool pastIntSizes(long long n) { return n > std::numeric_limits<int>::max(); }
 
 struct Result;  // runner.h: what an operation wrote, or should have
 
+/**
+ * The value sort-pairs gives the key at index i: the index times an odd constant, modulo
+ * 2^32, so that every value is distinct and says which input position it came from, and
+ * a sort that is not stable, or moves a value without its key, cannot pass.
+ */
+constexpr int pairValue(long long i) { return static_cast<int>(static_cast<unsigned>(i) * 2654435761u); }
+
+/** The keys followed by their values (pairValue): a sort-pairs call's input as its arrays hold it. */
+std::vector<int> withPairValues(const std::vector<int> &keys);
+
 struct Operation {
     Op op;
     const char *name;           // as on the command line and in reports: "scan"
-    const char *courseSection;  // the course run's banner: "SCAN TESTS"
+    const char *courseSection;  // the course run's banner: "SCAN TESTS"; nullptr: not in the course run
     const char *bytesCounted;   // how trafficBytes counts, as the reports say it
     bool returnsCount;          // compact and partition say how many they kept
     bool keptOnly;              // compact: only the kept elements are defined in the output
+    // Sort-pairs: each of the n keys carries a value (pairValue(i)); the call's input and
+    // output arrays hold the n keys, then the n values, and a result's output does too.
+    // The harness's inputs (randomInput) stay n keys; the runner adds the values.
+    bool pairs = false;
 
     /** Whether the back end offers it, through the 64-bit entry points when `wide`. */
     bool (*offeredBy)(const StreamCompaction::Backend &backend, bool wide);
@@ -59,7 +75,7 @@ struct Operation {
 /** The description of `op`. */
 const Operation &describe(Op op);
 
-/** "scan", "compact", "partition", "sort". */
+/** "scan", "compact", "partition", "sort", "sort-pairs". */
 inline const char *opName(Op op) { return describe(op).name; }
 
 /** Whether the back end offers the operation for the course's `int n`. */

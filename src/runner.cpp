@@ -145,24 +145,26 @@ public:
            Call call)
         : backend_(backend),
           operation_(describe(op)),
-          input_(input),
+          paired_(operation_.pairs ? withPairValues(input) : std::vector<int>{}),
+          input_(operation_.pairs ? paired_ : input),
           settings_(settings),
           call_(std::move(call)),
           n_(input.size()),
+          outputs_(operation_.pairs ? 2 * n_ : n_),
           onDevice_(!StreamCompaction::takesHostArrays(backend)),
           ownTimer_(StreamCompaction::timedByImplementation(backend)),
-          output_(n_ + kGuardElements) {
+          output_(outputs_ + kGuardElements) {
         // A call waits for the device when the back end says so, or when it returns a
         // 64-bit compaction's count to the host: the hold would then never be released.
         synchronizes_ = onDevice_ && (backend.synchronizesHost || (wide && operation_.returnsCount));
         hold_ = onDevice_ && settings.blockingKernel && !synchronizes_;
         if (onDevice_) {
-            dIn_.reserve(n_);
-            dOut_.reserve(n_ + kGuardElements);
+            dIn_.reserve(input_.size());
+            dOut_.reserve(outputs_ + kGuardElements);
             dKept_.reserve(1);
-            dIn_.upload(input.data(), n_);
+            dIn_.upload(input_.data(), input_.size());
         } else {
-            held_ = input;  // the back end's copy: the caller's stays as it was
+            held_ = input_;  // the back end's copy: the caller's stays as it was
         }
         if (ownTimer_) initialReading_ = backend.implementationTimer();
     }
@@ -197,9 +199,9 @@ public:
         run.outsideWrite = guardWrite_.text(calls_);
         run.kept = operation_.returnsCount ? kept_ : static_cast<long long>(n_);
         // A count outside [0, n] is reported by verify(); the output then holds what fits.
-        const long long defined = operation_.keptOnly ? kept_ : static_cast<long long>(n_);
-        const auto kept = static_cast<std::size_t>(std::clamp<long long>(defined, 0, static_cast<long long>(n_)));
-        const long long past = firstWritten(output_.data() + kept, n_ - kept);
+        const long long defined = operation_.keptOnly ? kept_ : static_cast<long long>(outputs_);
+        const auto kept = static_cast<std::size_t>(std::clamp<long long>(defined, 0, static_cast<long long>(outputs_)));
+        const long long past = firstWritten(output_.data() + kept, outputs_ - kept);
         if (past >= 0 && run.outsideWrite.empty()) {
             const std::size_t at = kept + static_cast<std::size_t>(past);
             run.outsideWrite = fmt::format("a[{}] = {} was written past the {} elements the call returned", at,
@@ -237,11 +239,11 @@ private:
     void callOnce(bool timed) {
         ++calls_;
         if (onDevice_) {
-            dOut_.fillBytes(kPoisonByte, n_ + kGuardElements);
+            dOut_.fillBytes(kPoisonByte, outputs_ + kGuardElements);
             const long long returned = timed ? timedDeviceCall() : call_(dOut_.get(), dIn_.get(), dKept_.get());
             std::vector<Out> guard(kGuardElements);
             SC_CUDA_CHECK(
-                cudaMemcpy(guard.data(), dOut_.get() + n_, kGuardElements * sizeof(Out), cudaMemcpyDeviceToHost));
+                cudaMemcpy(guard.data(), dOut_.get() + outputs_, kGuardElements * sizeof(Out), cudaMemcpyDeviceToHost));
             checkGuard(guard.data());
             if (operation_.returnsCount) {
                 kept_ = returned >= 0 ? returned : n_ == 0 ? 0 : Common::downloadValue(dKept_.get());
@@ -256,7 +258,7 @@ private:
             int kept = 0;
             const long long returned = call_(output_.data(), held_.data(), &kept);
             if (timed) record(hostReading());
-            checkGuard(output_.data() + n_);
+            checkGuard(output_.data() + outputs_);
             if (operation_.returnsCount) kept_ = returned >= 0 ? returned : n_ == 0 ? 0 : kept;
             if (calls_ == 1) {
                 checkInput(input_, calls_, [&](std::size_t first, std::size_t count, int *into) {
@@ -306,16 +308,19 @@ private:
         const long long i = firstWritten(guard, kGuardElements);
         if (i >= 0 && guardWrite_.what.empty()) {
             guardWrite_ = {calls_, fmt::format("wrote a[{}] = {}, past the end of the output ({} elements)",
-                                               n_ + static_cast<std::size_t>(i), guard[static_cast<std::size_t>(i)], n_)};
+                                               outputs_ + static_cast<std::size_t>(i), guard[static_cast<std::size_t>(i)],
+                                               outputs_)};
         }
     }
 
     const Backend &backend_;
     const Operation &operation_;
-    const std::vector<int> &input_;
+    std::vector<int> paired_;  // sort-pairs: the keys, then their values (Operation::pairs)
+    const std::vector<int> &input_;  // what the call reads: the caller's input, or paired_
     const RunSettings settings_;
     Call call_;
     std::size_t n_;
+    std::size_t outputs_;  // the output elements a call writes: n, or 2n for sort-pairs
     bool onDevice_;
     bool ownTimer_;
     bool synchronizes_ = false;
@@ -394,8 +399,10 @@ Run run(const Backend &backend, Op op, const std::vector<int> &input, const RunS
 namespace {
 
 // A FailCount or FailValue verdict at the first difference of two outputs, or "passed".
+// Elements past `keys` are a sort-pairs output's values and are named values[i].
 template <typename T>
-Verdict compare(const std::vector<T> &actual, const std::vector<T> &expected) {
+Verdict compare(const std::vector<T> &actual, const std::vector<T> &expected,
+                std::size_t keys = std::numeric_limits<std::size_t>::max()) {
     Verdict verdict;
     if (actual.size() != expected.size()) {
         verdict.kind = Verdict::Kind::FailCount;
@@ -405,7 +412,9 @@ Verdict compare(const std::vector<T> &actual, const std::vector<T> &expected) {
     long long i = TestingHelpers::firstMismatch<T>(static_cast<long long>(actual.size()), actual.data(), expected.data());
     if (i >= 0) {
         verdict.kind = Verdict::Kind::FailValue;
-        verdict.detail = fmt::format("a[{}] = {}, expected {}", i, actual[i], expected[i]);
+        const auto at = static_cast<std::size_t>(i);
+        verdict.detail = at < keys ? fmt::format("a[{}] = {}, expected {}", i, actual[at], expected[at])
+                                   : fmt::format("values[{}] = {}, expected {}", at - keys, actual[at], expected[at]);
     }
     return verdict;
 }
@@ -430,7 +439,8 @@ Verdict verify(Op op, const Run &actual, const Expected &expected) {
         verdict.detail = actual.outsideWrite;
         return verdict;
     }
-    const Verdict ints = compare(actual.output, expected.output);
+    const Verdict ints = describe(op).pairs ? compare(actual.output, expected.output, expected.output.size() / 2)
+                                            : compare(actual.output, expected.output);
     return ints.passed() ? compare(actual.sums64, expected.sums64) : ints;
 }
 

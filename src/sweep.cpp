@@ -36,13 +36,13 @@ namespace Harness {
 using StreamCompaction::Backend;
 namespace Common = StreamCompaction::Common;
 
-std::size_t cellDeviceBytes(long long n) {
+std::size_t cellDeviceBytes(long long n, bool pairs) {
     const std::size_t int64Sums = pastIntSizes(n) ? sizeof(long long) - sizeof(int) : 0;
-    return (4 * sizeof(int) + int64Sums) * static_cast<std::size_t>(n);
+    return (pairs ? 2 : 1) * (4 * sizeof(int) + int64Sums) * static_cast<std::size_t>(n);
 }
 
-std::string memoryShortfall(long long largestSize, std::size_t freeBytes) {
-    const std::size_t needed = cellDeviceBytes(largestSize);
+std::string memoryShortfall(long long largestSize, std::size_t freeBytes, bool pairs) {
+    const std::size_t needed = cellDeviceBytes(largestSize, pairs);
     if (needed <= freeBytes) return "";
     constexpr double GiB = 1ULL << 30;
     return fmt::format("--sizes: {} needs {:.1f} GiB of GPU memory (input, output and workspace), {:.1f} GiB free",
@@ -384,7 +384,8 @@ private:
     // that no chosen back end can run, or whose CPU side does not fit in host memory, is
     // reported skipped, cell by cell, and nothing is allocated for it.
     void runSize(Op op, long long size, const std::vector<const Backend *> &backends) {
-        const std::string hostShortfall = shortfall(inputHostBytes(size), availableHostMemory(), "host");
+        const std::size_t hostBytes = inputHostBytes(size) * (describe(op).pairs ? 2 : 1);
+        const std::string hostShortfall = shortfall(hostBytes, availableHostMemory(), "host");
         if (!anyCellRuns(op, size, backends) || !hostShortfall.empty()) {
             for (bool npot : variants(options_, size)) skipAll(op, npot ? size - 3 : size, npot, backends, hostShortfall);
             return;
@@ -508,7 +509,8 @@ private:
                 progress_.show(done_ + static_cast<long long>(i) + 1, cellLabel(i));
                 if (plan[i].backend->onGpu) Common::releaseWorkspaces();  // the previous cell's cached device memory
                 if (plan[i].backend->onGpu && rows[i].status == Row::Status::Passed) {
-                    rows[i].note = shortfall(cellDeviceBytes(rows[i].size), Common::freeDeviceMemory(), "GPU");
+                    rows[i].note = shortfall(cellDeviceBytes(rows[i].size, describe(rows[i].op).pairs),
+                                             Common::freeDeviceMemory(), "GPU");
                     if (!rows[i].note.empty()) rows[i].status = Row::Status::Skipped;
                 }
                 if (!start(i)) continue;
@@ -566,7 +568,8 @@ private:
         if (runnable < 2) return false;
         if (gpuCells == 0) return true;
         Common::releaseWorkspaces();
-        return gpuCells * cellDeviceBytes(static_cast<long long>(c.input.size())) <= Common::freeDeviceMemory();
+        return gpuCells * cellDeviceBytes(static_cast<long long>(c.input.size()), describe(c.op).pairs) <=
+               Common::freeDeviceMemory();
     }
 
     // A row for a cell, Passed until a check says otherwise: skipped for the back end's
@@ -662,16 +665,25 @@ private:
     Tally tally_;
 };
 
-// The size of the largest cell a chosen GPU back end can run (cellSkipReason), or 0
-// when there is none.
-long long largestGpuCell(const Options &options) {
-    long long largest = 0;
+// The largest cell, in device memory, that a chosen GPU back end can run
+// (cellSkipReason): its size (0 when there is none) and whether it sorts pairs.
+struct LargestCell {
+    long long n = 0;
+    bool pairs = false;
+};
+
+LargestCell largestGpuCell(const Options &options) {
+    LargestCell largest;
     for (Op op : options.ops) {
         for (const Backend *backend : sweepBackends(options, op)) {
             for (long long size : options.sizes) {
                 for (bool npot : variants(options, size)) {
                     const long long n = npot ? size - 3 : size;
-                    if (backend->onGpu && cellSkipReason(*backend, op, n).empty()) largest = std::max(largest, n);
+                    const bool pairs = describe(op).pairs;
+                    if (backend->onGpu && cellSkipReason(*backend, op, n).empty() &&
+                        cellDeviceBytes(n, pairs) > cellDeviceBytes(largest.n, largest.pairs)) {
+                        largest = {n, pairs};
+                    }
                 }
             }
         }
@@ -681,9 +693,9 @@ long long largestGpuCell(const Options &options) {
 
 // Whether the largest GPU cell fits in free GPU memory; returns a one-line error or "".
 std::string checkMemory(const Options &options) {
-    const long long largest = largestGpuCell(options);
-    if (largest == 0 || !Common::deviceAvailable()) return "";
-    return memoryShortfall(largest, Common::freeDeviceMemory());
+    const LargestCell largest = largestGpuCell(options);
+    if (largest.n == 0 || !Common::deviceAvailable()) return "";
+    return memoryShortfall(largest.n, Common::freeDeviceMemory(), largest.pairs);
 }
 
 // A file a report goes to: an --output, or the context beside a CSV one.

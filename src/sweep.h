@@ -15,20 +15,21 @@ namespace Harness {
 
 /**
  * Device memory a cell of n ints may need: input, output and up to 2n ints of workspace;
- * past 2^31 - 1, 4n bytes more, for a scan's int64 sums (counted for every op).
+ * past 2^31 - 1, 4n bytes more, for a scan's int64 sums (counted for every op); twice
+ * that for sort-pairs, whose values need as much again.
  */
-std::size_t cellDeviceBytes(long long n);
+std::size_t cellDeviceBytes(long long n, bool pairs = false);
 
 /**
  * The one-line error for a sweep whose largest cell needs more than `freeBytes` of GPU
  * memory ("--sizes: 2^30 needs 16.0 GiB of GPU memory, 9.5 GiB free"), or "" when it fits.
  */
-std::string memoryShortfall(long long largestSize, std::size_t freeBytes);
+std::string memoryShortfall(long long largestSize, std::size_t freeBytes, bool pairs = false);
 
 /**
  * Bytes an op reads and writes, as counted for effective bandwidth: scan 8n (12n past
  * 2^31 - 1, where its sums are int64), compact 4n + 4 x kept, partition 8n, sort 8n
- * (the least any sort can move).
+ * (the least any sort can move), sort-pairs 16n.
  */
 double trafficBytes(Op op, long long n, long long kept);
 

@@ -42,6 +42,9 @@ struct Backend {
     void (*compact)(int n, int *out, const int *in, Predicate keep, int *kept) = nullptr;    // the kept, in order
     void (*partition)(int n, int *out, const int *in, Predicate keep, int *kept) = nullptr;  // stable: kept, then rest
     void (*sort)(int n, int *out, const int *in) = nullptr;                              // ascending, signed ints
+    // Ascending by key, each key carrying its value, stable: equal keys keep their input
+    // order, and their values with them.
+    void (*sortPairs)(int n, int *keysOut, int *valuesOut, const int *keysIn, const int *valuesIn) = nullptr;
 
     // The same operations for std::size_t counts, which the harness uses past 2^31 - 1
     // elements (docs/large-sizes.md); a scan's sums are int64, since an int32 running sum

@@ -64,22 +64,31 @@ Count timedPartition(Count n, int *odata, const int *idata, Predicate keep) {
     return kept;
 }
 
+// Four stable counting-sort passes, lowest byte first; the sign bit is flipped so that
+// negative values order first. Passes alternate scratch, output, scratch, output. With
+// `values` (sort-pairs), each key's value moves with it.
 template <typename Count>
-void timedSort(Count n, int *odata, const int *idata) {
-    std::vector<int> scratch(n);  // allocated outside the timed region
+void timedSort(Count n, int *odata, const int *idata, int *valuesOut = nullptr, const int *valuesIn = nullptr) {
+    const bool pairs = valuesOut != nullptr;
+    std::vector<int> scratch(n), valuesScratch(pairs ? n : 0);  // allocated outside the timed region
     timer().startCpuTimer();
-    // Four stable counting-sort passes, lowest byte first; the sign bit is flipped so that
-    // negative values order first. Passes alternate scratch, output, scratch, output.
     const int *from = idata;
+    const int *valuesFrom = valuesIn;
     for (int pass = 0; pass < 4; ++pass) {
         int *to = pass % 2 == 0 ? scratch.data() : odata;
+        int *valuesTo = pass % 2 == 0 ? valuesScratch.data() : valuesOut;
         const int shift = 8 * pass;
         auto digit = [shift](int v) { return ((static_cast<unsigned int>(v) ^ 0x80000000u) >> shift) & 0xFFu; };
         std::array<Count, 257> starts{};
         for (Count i = 0; i < n; ++i) ++starts[digit(from[i]) + 1];
         for (int d = 0; d < 256; ++d) starts[d + 1] += starts[d];
-        for (Count i = 0; i < n; ++i) to[starts[digit(from[i])]++] = from[i];
+        for (Count i = 0; i < n; ++i) {
+            const Count at = starts[digit(from[i])]++;
+            to[at] = from[i];
+            if (pairs) valuesTo[at] = valuesFrom[i];
+        }
         from = to;
+        valuesFrom = valuesTo;
     }
     timer().endCpuTimer();
 }
@@ -125,6 +134,11 @@ void sort(int n, int *odata, const int *idata) {
     timedSort(n, odata, idata);
 }
 
+void sortPairs(int n, int *keysOut, int *valuesOut, const int *keysIn, const int *valuesIn) {
+    Common::requireNonNegative("cpu", "sort-pairs", n);
+    timedSort(n, keysOut, keysIn, valuesOut, valuesIn);
+}
+
 namespace Large {
 
 void scan(std::size_t n, long long *odata, const int *idata) { timedScan(n, odata, idata); }
@@ -147,7 +161,7 @@ const Backend &backend() {
                                            int *kept) { *kept = compactWithoutScan(n, out, in, keep); },
                              .partition = [](int n, int *out, const int *in, Predicate keep,
                                              int *kept) { *kept = partition(n, out, in, keep); },
-                             .sort = sort,
+                             .sort = sort, .sortPairs = sortPairs,
                              .scan64 = Large::scan, .compact64 = Large::compact, .partition64 = Large::partition,
                              .sort64 = Large::sort};
     return row;

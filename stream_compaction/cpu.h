@@ -31,6 +31,9 @@ int partition(int n, int *odata, const int *idata, Predicate keep = Predicate::n
 /** Ascending sort of signed ints: LSD radix sort, four counting-sort passes of 8-bit digits. */
 void sort(int n, int *odata, const int *idata);
 
+/** The same sort with each key's value carried along; stable (equal keys keep their order). */
+void sortPairs(int n, int *keysOut, int *valuesOut, const int *keysIn, const int *valuesIn);
+
 /** The registry row: these on host arrays, for the course's `int n` and for 64-bit counts. */
 const Backend &backend();
 

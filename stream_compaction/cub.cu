@@ -105,6 +105,14 @@ void sortOnDevice(Count n, int *dOut, const int *dIn) {
     });
 }
 
+// CUB's radix sort is stable: equal keys keep their order, with their values.
+void sortPairsDevice(int n, int *dKeysOut, int *dValuesOut, const int *dKeysIn, const int *dValuesIn) {
+    Common::Operation operation("cub", "sort-pairs", n);
+    cubCall(n, [&](void *storage, std::size_t &bytes) {
+        return cub::DeviceRadixSort::SortPairs(storage, bytes, dKeysIn, dKeysOut, dValuesIn, dValuesOut, n);
+    });
+}
+
 }  // namespace
 
 void scanDevice(int n, int *dOut, const int *dIn) {
@@ -165,7 +173,7 @@ void sort(std::size_t n, int *dOut, const int *dIn) {
 const Backend &backend() {
     static const Backend row{.name = "cub", .title = "cub", .reference = true, .timer = timer,
                              .scan = scanDevice, .compact = compactDevice, .partition = partitionDevice,
-                             .sort = sortDevice,
+                             .sort = sortDevice, .sortPairs = sortPairsDevice,
                              .scan64 = Large::scan, .compact64 = Large::compact, .partition64 = Large::partition,
                              .sort64 = Large::sort};
     return row;

@@ -1,6 +1,7 @@
 #include "onesweep.h"
 
 #include <cstddef>
+#include <type_traits>
 
 #include "block_scan.cuh"
 #include "device_memory.h"
@@ -65,6 +66,18 @@ struct PassPolicies {
     using Blackwell = PassPolicy<512, 13, 2>;
 };
 
+// Pass policies for keys with values. A value is loaded after its key has been ranked
+// and lives in a register until it is staged, beside the key's place and its digit, so
+// fewer keys per thread keep the kernel near the register cap of two blocks per SM
+// (64 registers at 512 threads): at 12 keys ptxas spills 24 bytes for sm_90, against
+// 12 to 16 at 9 to 11 keys, a few words either way. Turing keeps its one-block shape.
+struct PairPassPolicies {
+    using Hopper = PassPolicy<512, 12, 2>;
+    using Ampere = Hopper;
+    using Turing = PassPolicy<256, 12, 0>;
+    using Blackwell = Hopper;
+};
+
 // The histogram kernel's chunk: kHistogramThreads threads of kHistogramItems keys.
 constexpr int kHistogramThreads = 256;
 constexpr int kHistogramItems = 16;
@@ -84,6 +97,7 @@ struct SortState {
     unsigned *tileCounters;       // [kPasses]: the next tile index each pass hands out
     unsigned *tileStatus;         // [kPasses][numTiles][kRadix]: the look-back words
     unsigned *keysBetweenPasses;  // n keys: the output of passes 0 and 2 (a separate workspace)
+    unsigned *valuesBetweenPasses;  // sort-pairs: their n values (a separate workspace), else nullptr
     unsigned numTiles;
     std::size_t clearedBytes;     // from globalHistogram to the end of tileStatus
     Common::PolicyFamily family;  // whose pass policy numTiles counts in
@@ -172,7 +186,10 @@ struct PassStorage {
         unsigned stagedKeys[P::kTileItems];  // the tile's keys in digit order
     };
     unsigned tileDigitStart[kRadix];     // where each digit's run starts among the staged keys
-    long long digitDestination[kRadix];  // output index of staged key s with digit d, less s
+    // Output index of staged key s with digit d, less s. It fits an int (n <= 2^31 - 1; it
+    // is negative where the digit's run starts later in the tile than in the output), so
+    // the scatter reads 32 bits a key.
+    int digitDestination[kRadix];
     unsigned warpPrefix[kDigitWarps];    // the digit scan's warp totals (blockExclusiveScanSerialTotals)
     unsigned tile;                       // this block's tile index, drawn from the counter
 };
@@ -227,11 +244,20 @@ struct PassThread {
 
     __device__ __forceinline__ bool valid(int j) const { return j * 32 + static_cast<int>(lane) < warpValid; }
 
-    // Loads the thread's keys, flipping `flip` (the sign bit in the first pass).
+    // Loads the thread's keys (or values) from global memory, flipping `flip` (the sign
+    // bit of the keys in the first pass).
     __device__ __forceinline__ void loadKeys(unsigned (&keys)[kItems], const unsigned *keysIn, unsigned flip) const {
         const unsigned *warpKeys = keysIn + tileBase + static_cast<long long>(warp) * kWarpItems;
 #pragma unroll
         for (int j = 0; j < kItems; ++j) keys[j] = valid(j) ? __ldg(warpKeys + j * 32 + lane) ^ flip : 0u;
+    }
+
+    // Loads the thread's items from the staging area, in the layout loadKeys reads them:
+    // a one-tile sort's next pass takes the keys in the order this pass staged them.
+    __device__ __forceinline__ void loadStaged(unsigned (&items)[kItems]) const {
+        const unsigned *warpItems = storage.stagedKeys + warp * kWarpItems;
+#pragma unroll
+        for (int j = 0; j < kItems; ++j) items[j] = valid(j) ? warpItems[j * 32 + lane] : 0u;
     }
 
     // Ranks the keys within the warp (warp-level multisplit): for each j,
@@ -261,10 +287,9 @@ struct PassThread {
     }
 
     // Digit threads: adds up the digit's counters over the warps, turning them into each
-    // warp's offset within the digit's run, and publishes the tile's count (inclusive for
-    // tile 0, aggregate otherwise) as early as possible, so that later tiles' look-backs
-    // can go past this one. Returns the count; 0 for the other threads.
-    __device__ __forceinline__ unsigned countAndPublish(const DigitStatus &status) const {
+    // warp's offset within the digit's run. Returns the tile's count of the digit; 0 for
+    // the other threads.
+    __device__ __forceinline__ unsigned countDigit() const {
         unsigned tileCount = 0;
         if (digitThread) {
             for (int w = 0; w < kWarps; ++w) {
@@ -272,6 +297,16 @@ struct PassThread {
                 storage.warpDigitCounts[w][threadIdx.x] = tileCount;
                 tileCount += count;
             }
+        }
+        return tileCount;
+    }
+
+    // Digit threads: countDigit, then publishes the tile's count (inclusive for tile 0,
+    // aggregate otherwise) as early as possible, so that later tiles' look-backs can go
+    // past this one.
+    __device__ __forceinline__ unsigned countAndPublish(const DigitStatus &status) const {
+        const unsigned tileCount = countDigit();
+        if (digitThread) {
             status.publish(tile, tile == 0 ? Common::kStatusInclusive : Common::kStatusAggregate, tileCount);
         }
         return tileCount;
@@ -301,9 +336,15 @@ struct PassThread {
             }
         }
         __syncthreads();  // every counter is read: their space becomes the staging area
+        stage(keys, place);
+    }
+
+    // Writes each item to its staged index: a key's, or its value's after the keys have
+    // left the staging area.
+    __device__ __forceinline__ void stage(const unsigned (&items)[kItems], const unsigned (&place)[kItems]) const {
 #pragma unroll
         for (int j = 0; j < kItems; ++j) {
-            if (valid(j)) storage.stagedKeys[place[j]] = keys[j];
+            if (valid(j)) storage.stagedKeys[place[j]] = items[j];
         }
     }
 
@@ -319,25 +360,59 @@ struct PassThread {
                 before = Common::threadLookBack<kLookBackWindow>(status, tile);
                 status.publish(tile, Common::kStatusInclusive, before + tileCount);
             }
-            storage.digitDestination[threadIdx.x] = static_cast<long long>(bucketStart) + before - digitStart;
+            storage.digitDestination[threadIdx.x] = static_cast<int>(bucketStart + before - digitStart);
         }
         __syncthreads();
     }
 
+    // The tile's keys before n: kTileItems, or fewer in the last tile.
+    __device__ __forceinline__ int tileValid() const {
+        const long long tileRemaining = n - tileBase;
+        return tileRemaining >= kTileItems ? kTileItems : static_cast<int>(tileRemaining);
+    }
+
     // Thread t writes staged keys t, t + kThreads, ..., so that consecutive threads write
     // consecutive addresses within each digit's run; the last pass flips `flip` back.
-    __device__ __forceinline__ void scatterKeys(unsigned *keysOut, unsigned flip) const {
-        const long long tileRemaining = n - tileBase;
-        const int tileValid = tileRemaining >= kTileItems ? kTileItems : static_cast<int>(tileRemaining);
+    // Each key's digit is left in `digits`, for its value's scatter.
+    __device__ __forceinline__ void scatterKeys(unsigned *keysOut, unsigned flip, unsigned (&digits)[kItems]) const {
+        const int valid = tileValid();
 #pragma unroll
         for (int j = 0; j < kItems; ++j) {
             const int s = j * kThreads + static_cast<int>(threadIdx.x);
-            if (s < tileValid) {
+            if (s < valid) {
                 const unsigned key = storage.stagedKeys[s];
-                keysOut[storage.digitDestination[digitOf(key, shift)] + s] = key ^ flip;
+                digits[j] = digitOf(key, shift);
+                keysOut[storage.digitDestination[digits[j]] + s] = key ^ flip;
             }
         }
     }
+
+    // The values' scatter, once they are staged where their keys were: staged value s goes
+    // where staged key s went.
+    __device__ __forceinline__ void scatterValues(unsigned *valuesOut, const unsigned (&digits)[kItems]) const {
+        const int valid = tileValid();
+#pragma unroll
+        for (int j = 0; j < kItems; ++j) {
+            const int s = j * kThreads + static_cast<int>(threadIdx.x);
+            if (s < valid) valuesOut[storage.digitDestination[digits[j]] + s] = storage.stagedKeys[s];
+        }
+    }
+
+    // A one-tile sort's last pass: staged item s is output s, flipped by `flip`.
+    __device__ __forceinline__ void storeStaged(unsigned *out, unsigned flip) const {
+        const int valid = tileValid();
+#pragma unroll
+        for (int j = 0; j < kItems; ++j) {
+            const int s = j * kThreads + static_cast<int>(threadIdx.x);
+            if (s < valid) out[s] = storage.stagedKeys[s] ^ flip;
+        }
+    }
+};
+
+// Where a pass's values come from and go; both nullptr when sorting keys alone.
+struct PassValues {
+    unsigned *out;
+    const unsigned *in;
 };
 
 // One Onesweep pass over one tile of kTileItems keys: sorts the keys by the digit at
@@ -348,11 +423,13 @@ struct PassThread {
 // look-backs can go past this one; scan the counts for where each digit's run starts in
 // the tile; stage the keys in digit order; per digit, look back; scatter the staged keys
 // to their places in the output. The first pass flips the sign bit of the keys it reads
-// (flipIn) and the last flips it back (flipOut).
-template <typename P>
+// (flipIn) and the last flips it back (flipOut). With Pairs, each key's value is loaded
+// while the tile looks back, staged where its key was once the keys are out, and
+// scattered where its key went.
+template <typename P, bool Pairs>
 __global__ void __launch_bounds__(P::kThreads, P::kMinBlocks)
-    kernOnesweepPass(int n, unsigned *keysOut, const unsigned *keysIn, int shift, unsigned flipIn, unsigned flipOut,
-                     const unsigned *bucketOffsets, unsigned *tileStatus, unsigned *tileCounter) {
+    kernOnesweepPass(int n, unsigned *keysOut, const unsigned *keysIn, PassValues values, int shift, unsigned flipIn,
+                     unsigned flipOut, const unsigned *bucketOffsets, unsigned *tileStatus, unsigned *tileCounter) {
     static_assert(sizeof(PassStorage<P>) <= 48 * 1024, "static shared memory is limited to 48 KiB");
     __shared__ PassStorage<P> storage;
     const unsigned bucketStart = threadIdx.x < kRadix ? bucketOffsets[threadIdx.x] : 0u;
@@ -367,19 +444,81 @@ __global__ void __launch_bounds__(P::kThreads, P::kMinBlocks)
     const unsigned tileCount = pass.countAndPublish(status);
     const unsigned digitStart = pass.scanDigitCounts(tileCount);
     pass.stageKeys(keys, place);
+    unsigned carried[P::kItems];  // Pairs: the keys' values, in the keys' layout
+    if constexpr (Pairs) pass.loadKeys(carried, values.in, 0u);
     pass.lookBack(status, tileCount, digitStart, bucketStart);
-    pass.scatterKeys(keysOut, flipOut);
+    unsigned digits[P::kItems];
+    pass.scatterKeys(keysOut, flipOut, digits);
+    if constexpr (Pairs) {
+        __syncthreads();  // every staged key is out: the values take their places
+        pass.stage(carried, place);
+        __syncthreads();
+        pass.scatterValues(values.out, digits);
+    }
 }
 
-Common::Workspace scratchKeys;  // the keys after passes 0 and 2
-Common::Workspace sortWords;    // bucket offsets, histograms, tile counters, look-back words
+// A sort of at most one tile (n <= P::kTileItems) in one block, all four passes in
+// shared memory: the small-array path, one launch instead of six and a memset. Each pass
+// ranks the keys as a multi-tile pass does, stages them (and then their values) in digit
+// order and takes them back from there in the same layout for the next; the last writes
+// them out. No look-back: the tile is the whole array.
+template <typename P, bool Pairs>
+__global__ void __launch_bounds__(P::kThreads)
+    kernOnesweepOneTile(int n, unsigned *keysOut, const unsigned *keysIn, PassValues values) {
+    __shared__ PassStorage<P> storage;
+    unsigned keys[P::kItems];
+    unsigned carried[P::kItems];  // Pairs: the keys' values
+    {
+        const PassThread<P> first(n, 0, storage, 0);
+        first.loadKeys(keys, keysIn, kSignBit);
+        if constexpr (Pairs) first.loadKeys(carried, values.in, 0u);
+    }
+    for (int pass = 0; pass < kPasses; ++pass) {
+        for (int i = threadIdx.x; i < P::kWarps * kRadix; i += P::kThreads) {
+            storage.warpDigitCounts[i / kRadix][i % kRadix] = 0;
+        }
+        __syncthreads();
+        const PassThread<P> tile(n, pass * kDigitBits, storage, 0);
+        unsigned place[P::kItems];
+        tile.rankKeys(keys, place);
+        tile.scanDigitCounts(tile.countDigit());
+        tile.stageKeys(keys, place);
+        __syncthreads();
+        const bool last = pass == kPasses - 1;
+        if (last) tile.storeStaged(keysOut, kSignBit);
+        else tile.loadStaged(keys);
+        if constexpr (Pairs) {
+            __syncthreads();  // the keys are out of the staging area: their values go there
+            tile.stage(carried, place);
+            __syncthreads();
+            if (last) tile.storeStaged(values.out, 0u);
+            else tile.loadStaged(carried);
+        }
+        __syncthreads();  // the staging area becomes the next pass's counters
+    }
+}
+
+Common::Workspace scratchKeys;    // the keys after passes 0 and 2
+Common::Workspace scratchValues;  // sort-pairs: the values after passes 0 and 2
+Common::Workspace sortWords;      // bucket offsets, histograms, tile counters, look-back words
+
+// The pass policy of `Pairs` (keys with values) or of keys alone.
+template <bool Pairs>
+using PoliciesOf = std::conditional_t<Pairs, PairPassPolicies, PassPolicies>;
+
+template <bool Pairs>
+int tileItemsOf(Common::PolicyFamily family) {
+    return Common::withPolicy<PoliciesOf<Pairs>>(family, [](auto policy) { return decltype(policy)::kTileItems; });
+}
 
 // Picks the device's pass policy, reserves the scratch (grown only when a larger sort
 // needs it) and lays out the words. n > 0.
+template <bool Pairs>
 SortState reserveSort(int n) {
     const Common::PolicyFamily family = Common::policyFamily();
-    const long long items = tileItems(family);
+    const long long items = tileItemsOf<Pairs>(family);
     unsigned *keysBetweenPasses = scratchKeys.reserve<unsigned>(static_cast<std::size_t>(n));
+    unsigned *valuesBetweenPasses = Pairs ? scratchValues.reserve<unsigned>(static_cast<std::size_t>(n)) : nullptr;
     const auto numTiles = static_cast<unsigned>((static_cast<long long>(n) + items - 1) / items);
     const std::size_t histogramWords = static_cast<std::size_t>(kPasses) * kRadix;
     const std::size_t statusWords = static_cast<std::size_t>(kPasses) * numTiles * kRadix;
@@ -389,6 +528,7 @@ SortState reserveSort(int n) {
             words + 2 * histogramWords,
             words + 2 * histogramWords + kCounterWords,
             keysBetweenPasses,
+            valuesBetweenPasses,
             numTiles,
             (histogramWords + kCounterWords + statusWords) * sizeof(unsigned),
             family};
@@ -409,8 +549,11 @@ unsigned histogramBlocks(int n) {
 
 // The whole sort on the default stream, device work only; n > 0 and the scratch
 // reserved. The passes alternate between the scratch and the output so that the last
-// lands in the output; the input is only read, by the histogram and the first pass.
-void sortPasses(int n, int *dOut, const int *dIn, const SortState &state, unsigned histogramGrid) {
+// lands in the output; the input is only read, by the histogram and the first pass. The
+// values (Pairs) take the same route as the keys.
+template <bool Pairs>
+void sortPasses(int n, int *dOut, const int *dIn, PassValues values, const SortState &state,
+                unsigned histogramGrid) {
     SC_CUDA_CHECK(cudaMemsetAsync(state.globalHistogram, 0, state.clearedBytes));
     const auto *input = reinterpret_cast<const unsigned *>(dIn);
     kernGlobalHistogram<<<histogramGrid, kHistogramThreads>>>(n, input, state.globalHistogram);
@@ -420,35 +563,64 @@ void sortPasses(int n, int *dOut, const int *dIn, const SortState &state, unsign
 
     auto *output = reinterpret_cast<unsigned *>(dOut);
     const unsigned *from = input;
+    PassValues route{nullptr, values.in};
     for (int pass = 0; pass < kPasses; ++pass) {
-        unsigned *to = (kPasses - 1 - pass) % 2 == 0 ? output : state.keysBetweenPasses;
+        const bool intoOutput = (kPasses - 1 - pass) % 2 == 0;
+        unsigned *to = intoOutput ? output : state.keysBetweenPasses;
+        route.out = intoOutput ? values.out : state.valuesBetweenPasses;
         const std::size_t statusOffset = static_cast<std::size_t>(pass) * state.numTiles * kRadix;
-        Common::withPolicy<PassPolicies>(state.family, [&](auto policy) {
+        Common::withPolicy<PoliciesOf<Pairs>>(state.family, [&](auto policy) {
             using P = decltype(policy);
-            kernOnesweepPass<P><<<state.numTiles, P::kThreads>>>(
-                n, to, from, pass * kDigitBits, pass == 0 ? kSignBit : 0u, pass == kPasses - 1 ? kSignBit : 0u,
-                state.bucketOffsets + pass * kRadix, state.tileStatus + statusOffset, state.tileCounters + pass);
+            kernOnesweepPass<P, Pairs><<<state.numTiles, P::kThreads>>>(
+                n, to, from, route, pass * kDigitBits, pass == 0 ? kSignBit : 0u,
+                pass == kPasses - 1 ? kSignBit : 0u, state.bucketOffsets + pass * kRadix,
+                state.tileStatus + statusOffset, state.tileCounters + pass);
         });
         SC_CHECK_LAUNCH("kernOnesweepPass");
         from = to;
+        route.in = route.out;
     }
+}
+
+// A sort of keys, with values when Pairs: one block when the array fits in one tile,
+// else the histogram and four passes.
+template <bool Pairs>
+void sortOnDevice(int n, int *dOut, const int *dIn, PassValues values) {
+    if (n == 0) return;
+    const Common::PolicyFamily family = Common::policyFamily();
+    if (n <= tileItemsOf<Pairs>(family)) {
+        Common::withPolicy<PoliciesOf<Pairs>>(family, [&](auto policy) {
+            using P = decltype(policy);
+            kernOnesweepOneTile<P, Pairs><<<1, P::kThreads>>>(n, reinterpret_cast<unsigned *>(dOut),
+                                                              reinterpret_cast<const unsigned *>(dIn), values);
+        });
+        SC_CHECK_LAUNCH("kernOnesweepOneTile");
+        return;
+    }
+    const SortState state = reserveSort<Pairs>(n);
+    sortPasses<Pairs>(n, dOut, dIn, values, state, histogramBlocks(n));
 }
 
 }  // namespace
 
-int tileItems(Common::PolicyFamily family) {
-    return Common::withPolicy<PassPolicies>(family, [](auto policy) { return decltype(policy)::kTileItems; });
-}
+int tileItems(Common::PolicyFamily family) { return tileItemsOf<false>(family); }
+
+int pairTileItems(Common::PolicyFamily family) { return tileItemsOf<true>(family); }
 
 void sortDevice(int n, int *dOut, const int *dIn) {
     Common::Operation operation("onesweep", "sort", n);
-    const SortState state = n > 0 ? reserveSort(n) : SortState{};
-    const unsigned histogramGrid = n > 0 ? histogramBlocks(n) : 0;
-    if (n > 0) sortPasses(n, dOut, dIn, state, histogramGrid);
+    sortOnDevice<false>(n, dOut, dIn, {nullptr, nullptr});
+}
+
+void sortPairsDevice(int n, int *keysOut, int *valuesOut, const int *keysIn, const int *valuesIn) {
+    Common::Operation operation("onesweep", "sort-pairs", n);
+    sortOnDevice<true>(n, keysOut, keysIn,
+                       {reinterpret_cast<unsigned *>(valuesOut), reinterpret_cast<const unsigned *>(valuesIn)});
 }
 
 const Backend &backend() {
-    static const Backend row{.name = "onesweep", .title = "radix (Onesweep)", .timer = timer, .sort = sortDevice};
+    static const Backend row{.name = "onesweep", .title = "radix (Onesweep)", .timer = timer, .sort = sortDevice,
+                             .sortPairs = sortPairsDevice};
     return row;
 }
 

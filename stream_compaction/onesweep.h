@@ -16,11 +16,18 @@
 
 namespace StreamCompaction::Onesweep {
 
-/** Keys per pass tile under `family`'s pass policy (Turing 3840, Blackwell 6656, else 7680). */
+/**
+ * Keys per pass tile under `family`'s pass policy (Turing 3840, Blackwell 6656, else
+ * 7680). A sort of at most this many keys runs in one block (the small-array path).
+ */
 int tileItems(Common::PolicyFamily family);
 
+/** The same for a sort of keys with values (Backend::sortPairs): Turing 3072, else 6144. */
+int pairTileItems(Common::PolicyFamily family);
+
 /**
- * The registry row: ascending sort of signed ints.
+ * The registry row: ascending sort of signed ints, and of int keys carrying int values
+ * (stable).
  */
 const Backend &backend();
 

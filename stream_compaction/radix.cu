@@ -92,7 +92,11 @@ void sortPairsDevice(int n, int *keysOut, int *valuesOut, const int *keysIn, con
 
 const Backend &backend() {
     static const Backend row{.name = "radix", .title = "radix", .honoursBlockSize = true, .timer = timer,
-                             .sort = sortDevice};
+                             .sort = sortDevice,
+                             .sortPairs = [](int n, int *keysOut, int *valuesOut, const int *keysIn,
+                                             const int *valuesIn) {
+                                 sortPairsDevice(n, keysOut, valuesOut, keysIn, valuesIn, kDigitBits);
+                             }};
     return row;
 }
 

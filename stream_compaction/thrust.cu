@@ -125,6 +125,19 @@ void sortOnDevice(Count n, int *dOut, const int *dIn) {
     });
 }
 
+// thrust::stable_sort_by_key sorts in place: the keys and values are copied to the
+// outputs first, as for sort.
+void sortPairsDevice(int n, int *dKeysOut, int *dValuesOut, const int *dKeysIn, const int *dValuesIn) {
+    Common::Operation operation("thrust", "sort-pairs", n);
+    thrustCall([&] {
+        if (n == 0) return dKeysOut;
+        SC_CUDA_CHECK(cudaMemcpyAsync(dKeysOut, dKeysIn, n * sizeof(int), cudaMemcpyDeviceToDevice));
+        SC_CUDA_CHECK(cudaMemcpyAsync(dValuesOut, dValuesIn, n * sizeof(int), cudaMemcpyDeviceToDevice));
+        thrust::stable_sort_by_key(thrust::cuda::par(temporaryStorage), dKeysOut, dKeysOut + n, dValuesOut);
+        return dKeysOut;
+    });
+}
+
 // Thrust returns a compaction's end to the host; the count is copied to *kept from there.
 void storeKept(int count, int *kept) { SC_CUDA_CHECK(cudaMemcpy(kept, &count, sizeof(int), cudaMemcpyHostToDevice)); }
 
@@ -189,7 +202,7 @@ void sort(std::size_t n, int *dOut, const int *dIn) {
 const Backend &backend() {
     static const Backend row{.name = "thrust", .title = "thrust", .synchronizesHost = true, .timer = timer,
                              .scan = scanDevice, .compact = compactDevice, .partition = partitionDevice,
-                             .sort = sortDevice,
+                             .sort = sortDevice, .sortPairs = sortPairsDevice,
                              .scan64 = Large::scan, .compact64 = Large::compact, .partition64 = Large::partition,
                              .sort64 = Large::sort};
     return row;

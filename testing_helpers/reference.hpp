@@ -58,4 +58,29 @@ inline std::vector<int> referenceSort(const std::vector<int> &input) {
     return sorted;
 }
 
+/**
+ * A stable sort of pairs by key, from `pairs` = n keys then their n values; the result
+ * the same way round. Each pair is ordered by (key, input position), which is what a
+ * stable sort gives, with std::sort rather than std::stable_sort.
+ */
+inline std::vector<int> referenceSortPairs(const std::vector<int> &pairs) {
+    const std::size_t n = pairs.size() / 2;
+    struct Pair {
+        int key;
+        std::size_t position;
+        int value;
+    };
+    std::vector<Pair> ordered(n);
+    for (std::size_t i = 0; i < n; ++i) ordered[i] = {pairs[i], i, pairs[n + i]};
+    std::sort(ordered.begin(), ordered.end(), [](const Pair &a, const Pair &b) {
+        return a.key != b.key ? a.key < b.key : a.position < b.position;
+    });
+    std::vector<int> sorted(2 * n);
+    for (std::size_t i = 0; i < n; ++i) {
+        sorted[i] = ordered[i].key;
+        sorted[n + i] = ordered[i].value;
+    }
+    return sorted;
+}
+
 }  // namespace TestingHelpers

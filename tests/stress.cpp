@@ -130,7 +130,7 @@ int main(int argc, char **argv) {
         StreamCompaction::Common::setBlockSize(c.blockSize);
         settings.keep = c.keep;
         const std::vector<int> input = makeInput(c);
-        for (Harness::Op op : {Harness::Op::Scan, Harness::Op::Compact, Harness::Op::Partition, Harness::Op::Sort}) {
+        for (Harness::Op op : Harness::kAllOps) {
             const Harness::Expected want = Harness::expected(op, input, c.keep);
             for (const Backend *backend : backends) {
                 if (!Harness::offers(*backend, op)) continue;

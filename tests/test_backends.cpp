@@ -66,7 +66,7 @@ TEST_P(RegistryTest, MatchesReference) {
 
 std::string caseName(const testing::TestParamInfo<std::tuple<Case, int>> &info) {
     const Case &which = std::get<0>(info.param);
-    return std::string(which.backend->name) + "_" + Harness::opName(which.op) + "_n" +
+    return std::string(which.backend->name) + "_" + TestSupport::testName(which.op) + "_n" +
            std::to_string(std::get<1>(info.param));
 }
 

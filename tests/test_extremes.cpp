@@ -241,6 +241,23 @@ TEST(Extremes, SortOfAlternatingValues) {
     }
 }
 
+// Sort-pairs on keys that alternate between the ends of the range (and then -1 and 0):
+// each half keeps the input order of its keys, so the values (Harness::pairValue of the
+// input positions) come out odd positions first, then even ones.
+TEST(Extremes, SortPairsKeepsEqualKeysInInputOrder) {
+    for (const auto &[high, low] : {std::pair<int, int>{INT_MAX, INT_MIN}, std::pair<int, int>{0, -1}}) {
+        for (int n : kSizes) {
+            std::vector<int> input(static_cast<std::size_t>(n));
+            for (int i = 0; i < n; ++i) input[static_cast<std::size_t>(i)] = i % 2 == 0 ? high : low;
+            std::vector<int> want(static_cast<std::size_t>(n / 2), low);
+            want.resize(static_cast<std::size_t>(n), high);
+            for (int i = 1; i < n; i += 2) want.push_back(Harness::pairValue(i));
+            for (int i = 0; i < n; i += 2) want.push_back(Harness::pairValue(i));
+            expectEverywhere(Op::SortPairs, input, Predicate::nonZero(), want, 0);
+        }
+    }
+}
+
 // ---- Block sizes: the boundaries of "a multiple of 32 from 32 to 1024" ----
 
 TEST(BlockSizeBoundaries, TheLibraryAcceptsExactlyTheMultiplesOf32From32To1024) {

@@ -108,7 +108,7 @@ TEST_P(FastBackendTest, MatchesReference) {
 
 std::string fastCaseName(const testing::TestParamInfo<std::tuple<FastCase, int>> &info) {
     const FastCase &which = std::get<0>(info.param);
-    return std::string(which.backend) + "_" + Harness::opName(which.op) + "_n" + std::to_string(std::get<1>(info.param));
+    return std::string(which.backend) + "_" + TestSupport::testName(which.op) + "_n" + std::to_string(std::get<1>(info.param));
 }
 
 INSTANTIATE_TEST_SUITE_P(Sizes, FastBackendTest,

@@ -5,6 +5,10 @@
 // sorted and with few distinct values (INT_MIN and INT_MAX among them). Every output is
 // poisoned with 0xCD bytes first, the input must come back unchanged, and every case is
 // sorted twice, so that the second call runs on the look-back words the first one left.
+// A sort of at most one tile runs in one block (the small-array path): the sizes around the
+// tile cross from one path to the other. Sort-pairs carries random values with the keys
+// and is checked for stability against a sort by (key, input position), at the sizes
+// around its own tile.
 
 #include <algorithm>
 #include <climits>
@@ -131,6 +135,67 @@ INSTANTIATE_TEST_SUITE_P(Sizes, OnesweepSort,
                                     std::to_string(std::get<1>(info.param));
                          });
 
+/** Keys per pass tile of a sort of pairs under the Hopper policy. */
+const int kPairTile = Onesweep::pairTileItems(StreamCompaction::Common::PolicyFamily::Hopper);
+
+/**
+ * Sorts the keys with random values from `seed` on the device twice, the outputs poisoned
+ * before each call; checks keys and values against the stable reference and both inputs
+ * for being unchanged.
+ */
+void expectSortsPairsStably(const std::vector<int> &keys, std::uint64_t seed) {
+    const int n = static_cast<int>(keys.size());
+    std::vector<int> values(keys.size());
+    std::mt19937_64 engine(seed ^ 0x5bd1e995u);
+    std::uniform_int_distribution<int> draw(INT_MIN, INT_MAX);
+    for (int &v : values) v = draw(engine);
+    std::vector<int> pairs = keys;
+    pairs.insert(pairs.end(), values.begin(), values.end());
+    const std::vector<int> sorted = TestingHelpers::referenceSortPairs(pairs);
+    const std::vector<int> wantKeys(sorted.begin(), sorted.begin() + n), wantValues(sorted.begin() + n, sorted.end());
+
+    DeviceBuffer<int> dKeys(keys.size()), dValues(keys.size()), dKeysOut(keys.size()), dValuesOut(keys.size());
+    if (n > 0) {
+        SC_CUDA_CHECK(cudaMemcpy(dKeys.get(), keys.data(), n * sizeof(int), cudaMemcpyHostToDevice));
+        SC_CUDA_CHECK(cudaMemcpy(dValues.get(), values.data(), n * sizeof(int), cudaMemcpyHostToDevice));
+    }
+    for (const char *call : {"first call", "second call"}) {
+        dKeysOut.fillBytes(Harness::kPoisonByte, keys.size());
+        dValuesOut.fillBytes(Harness::kPoisonByte, keys.size());
+        Onesweep::backend().sortPairs(n, dKeysOut.get(), dValuesOut.get(), dKeys.get(), dValues.get());
+        SCOPED_TRACE(call);
+        expectSameArrays(download(dKeysOut, n), wantKeys, "keys");
+        expectSameArrays(download(dValuesOut, n), wantValues, "values");
+    }
+    expectSameArrays(download(dKeys, n), keys, "keys after sorting");
+    expectSameArrays(download(dValues, n), values, "values after sorting");
+}
+
+std::vector<int> pairSizes() {
+    const int tile = kPairTile;
+    return {0, 1, 2, 33, tile - 1, tile, tile + 1, 5 * tile + 3, 100 * tile + 11, (1 << 20) + 3, (1 << 22) + 7};
+}
+
+class OnesweepSortPairs : public ::testing::TestWithParam<std::tuple<Shape, int>> {};
+
+TEST_P(OnesweepSortPairs, MatchesAStableSort) {
+    SKIP_WITHOUT_GPU();
+    const auto [shape, n] = GetParam();
+    const auto seed = TestSupport::freshSeed();
+    SCOPED_TRACE(testing::Message() << "onesweep sort-pairs, " << shapeName(shape) << ", n = " << n << ", seed "
+                                    << seed);
+    expectSortsPairsStably(makeInput(shape, n, seed), seed);
+}
+
+INSTANTIATE_TEST_SUITE_P(Sizes, OnesweepSortPairs,
+                         testing::Combine(testing::Values(Shape::WholeRange, Shape::AllEqual, Shape::Sorted,
+                                                          Shape::Reversed, Shape::FewDistinct),
+                                          testing::ValuesIn(pairSizes())),
+                         [](const testing::TestParamInfo<std::tuple<Shape, int>> &info) {
+                             return std::string(shapeName(std::get<0>(info.param))) + "_n" +
+                                    std::to_string(std::get<1>(info.param));
+                         });
+
 // The scratch grows and is reused: sizes that shrink and grow again, each sorted twice.
 TEST(OnesweepSortCalls, CallsOfChangingSize) {
     SKIP_WITHOUT_GPU();
@@ -173,6 +238,7 @@ TEST(OnesweepSortCalls, IsRegisteredAsAGpuSort) {
     ASSERT_NE(onesweep, nullptr);
     EXPECT_TRUE(onesweep->onGpu);
     EXPECT_TRUE(Harness::offers(*onesweep, Harness::Op::Sort));
+    EXPECT_TRUE(Harness::offers(*onesweep, Harness::Op::SortPairs));
     for (Harness::Op op : {Harness::Op::Scan, Harness::Op::Compact, Harness::Op::Partition}) {
         EXPECT_FALSE(Harness::offers(*onesweep, op)) << Harness::opName(op);
     }

@@ -113,7 +113,7 @@ struct PolicyCase {
 const std::vector<PolicyCase> &policyCases() {
     static const std::vector<PolicyCase> cases = {
         {"decoupled", Op::Scan}, {"decoupled", Op::Compact}, {"decoupled", Op::Partition},
-        {"onesweep", Op::Sort},  {"shared", Op::Scan},       {"shared", Op::Compact},
+        {"onesweep", Op::Sort},  {"onesweep", Op::SortPairs}, {"shared", Op::Scan},  {"shared", Op::Compact},
     };
     return cases;
 }
@@ -122,6 +122,7 @@ const std::vector<PolicyCase> &policyCases() {
 int tileOf(const PolicyCase &which, PolicyFamily family) {
     const std::string name = which.backend;
     if (name == "decoupled") return StreamCompaction::Decoupled::tileItems(family);
+    if (name == "onesweep" && which.op == Op::SortPairs) return StreamCompaction::Onesweep::pairTileItems(family);
     if (name == "onesweep") return StreamCompaction::Onesweep::tileItems(family);
     return kSharedBlock * StreamCompaction::Shared::itemsPerThread(family);
 }
@@ -202,7 +203,7 @@ TEST_P(PolicyFamilyTest, MatchesReference) {
 std::string policyCaseName(const testing::TestParamInfo<PolicyParam> &info) {
     const PolicyParam &param = info.param;
     return std::string(Common::policyFamilyName(param.family)) + "_" + param.which.backend + "_" +
-           Harness::opName(param.which.op) + "_n" + std::to_string(param.n());
+           TestSupport::testName(param.which.op) + "_n" + std::to_string(param.n());
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryFamily, PolicyFamilyTest, testing::ValuesIn(policyParams()), policyCaseName);

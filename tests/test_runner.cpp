@@ -87,6 +87,23 @@ void sortCorrect(int n, int *out, const int *in) {
     timedBracket();
 }
 
+// The pairs sorted stably, written from keys[firstKey] and values[firstValue] on.
+void storeSortedPairs(int n, int *keysOut, int *valuesOut, const int *keysIn, const int *valuesIn,
+                      std::size_t firstKey, std::size_t firstValue) {
+    const auto size = static_cast<std::size_t>(n);
+    std::vector<int> pairs = hostInput(size, keysIn);
+    const std::vector<int> values = hostInput(size, valuesIn);
+    pairs.insert(pairs.end(), values.begin(), values.end());
+    const std::vector<int> sorted = TestingHelpers::referenceSortPairs(pairs);
+    const auto middle = sorted.begin() + static_cast<std::ptrdiff_t>(size);
+    store(keysOut, std::vector<int>(sorted.begin(), middle), firstKey);
+    store(valuesOut, std::vector<int>(middle, sorted.end()), firstValue);
+}
+void sortPairsCorrect(int n, int *keysOut, int *valuesOut, const int *keysIn, const int *valuesIn) {
+    storeSortedPairs(n, keysOut, valuesOut, keysIn, valuesIn, 0, 0);
+    timedBracket();
+}
+
 // Broken ones. The "leaving out[0]" kind writes every element on the first call (a
 // warm-up), then all but out[0]: only poisoning before every call shows the gap.
 void scanLeavingFirst(int n, int *out, const int *in) {
@@ -99,6 +116,10 @@ void scan64LeavingFirst(std::size_t n, long long *out, const int *in) {
 }
 void sortLeavingFirst(int n, int *out, const int *in) {
     store(out, TestingHelpers::referenceSort(hostInput(n, in)), fake.calls == 0 ? 0 : 1);
+    timedBracket();
+}
+void sortPairsLeavingFirstValue(int n, int *keysOut, int *valuesOut, const int *keysIn, const int *valuesIn) {
+    storeSortedPairs(n, keysOut, valuesOut, keysIn, valuesIn, 0, fake.calls == 0 ? 0 : 1);
     timedBracket();
 }
 int compactOneTooMany(int n, int *out, const int *in, Predicate keep) { return compactCorrect(n, out, in, keep) + 1; }
@@ -118,7 +139,7 @@ void keptBy(int n, int *out, const int *in, Predicate keep, int *kept) {
 SC::Backend correctBackend() {
     return SC::Backend{.name = "fake", .title = "fake", .onGpu = fake.onGpu, .timer = fakeTimer,
                        .scan = scanCorrect, .compact = keptBy<compactCorrect>, .partition = keptBy<partitionCorrect>,
-                       .sort = sortCorrect};
+                       .sort = sortCorrect, .sortPairs = sortPairsCorrect};
 }
 
 Harness::RunSettings settings(int warmup, int reps) {
@@ -170,6 +191,12 @@ TEST_P(RunnerWithFake, UnwrittenFirstElementIsAValueFailure) {
         EXPECT_EQ(verdict.kind, Harness::Verdict::Kind::FailValue) << Harness::opName(op) << ": " << verdict.detail;
         EXPECT_EQ(verdict.detail.rfind("a[0] = ", 0), 0u) << verdict.detail;
     }
+    // Sort-pairs' values are poisoned as its keys are.
+    backend.sortPairs = sortPairsLeavingFirstValue;
+    fake.calls = 0;
+    const Harness::Verdict pairs = verdictOf(backend, Op::SortPairs, input_, settings(1, 1));
+    EXPECT_EQ(pairs.kind, Harness::Verdict::Kind::FailValue) << pairs.detail;
+    EXPECT_EQ(pairs.detail.rfind("values[0] = ", 0), 0u) << pairs.detail;
     // The 64-bit scan's int64 sums are poisoned the same way.
     backend.scan64 = scan64LeavingFirst;
     fake.calls = 0;

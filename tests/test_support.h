@@ -21,6 +21,13 @@
 
 namespace TestSupport {
 
+/** The op's name as a test name may hold it: "sort_pairs" for "sort-pairs". */
+inline std::string testName(Harness::Op op) {
+    std::string name = Harness::opName(op);
+    std::replace(name.begin(), name.end(), '-', '_');
+    return name;
+}
+
 /** A timing of `samples` calls with these median, min and max (mean = median, no spread). */
 inline Harness::Timing timingOf(double medianMs, double minMs, double maxMs, int samples) {
     Harness::Timing timing;

@@ -62,16 +62,35 @@ void write(T *to, std::size_t first, const std::vector<T> &values) {
     TestSupport::writeAt(to, first, values, fake.onGpu);
 }
 
-// The correct result of each op, on the input as the fake reads it.
+// The correct result of each op, on the input as the fake reads it (for sort-pairs, the
+// keys and then the values).
 std::vector<int> correct(Op op, const std::vector<int> &input, Predicate keep) {
     switch (op) {
         case Op::Scan: return TestingHelpers::referenceScan(input);
         case Op::Compact: return TestingHelpers::referenceCompact(input, keep);
         case Op::Partition: return TestingHelpers::referencePartition(input, keep);
         case Op::Sort: return TestingHelpers::referenceSort(input);
+        case Op::SortPairs: return TestingHelpers::referenceSortPairs(input);
     }
     return {};
 }
+
+// Where a fake writes: one output array, or sort-pairs' keys and values, elements [0, n)
+// of the result going to the keys and the rest to the values (so a write at 2n lands
+// just past the values).
+struct Output {
+    int *keys;
+    int *values = nullptr;
+    std::size_t n = 0;
+
+    void put(std::size_t first, const std::vector<int> &items) const {
+        if (values == nullptr) return write(keys, first, items);
+        for (std::size_t i = 0; i < items.size(); ++i) {
+            const std::size_t at = first + i;
+            write(at < n ? keys : values, at < n ? at : at - n, std::vector<int>{items[i]});
+        }
+    }
+};
 
 constexpr int kWritten = 12345;  // what a stray write leaves: never poison, never in the inputs
 
@@ -84,12 +103,17 @@ enum class Flaw {
 Flaw flaw = Flaw::None;
 
 template <Op O>
-int fakeOp(int n, int *out, const int *in, Predicate keep) {
+int fakeOp(int n, const Output &out, const int *in, Predicate keep, const int *valuesIn = nullptr) {
     const std::size_t size = static_cast<std::size_t>(n);
     std::vector<int> input = readInput(size, in);
-    std::vector<int> values = correct(O, input, keep);
     const int kept = static_cast<int>(TestingHelpers::referenceKeptCount(input, keep));
-    const std::size_t defined = O == Op::Compact ? values.size() : size;
+    std::vector<int> read = input;
+    if (valuesIn != nullptr) {
+        const std::vector<int> carried = readInput(size, valuesIn);
+        read.insert(read.end(), carried.begin(), carried.end());
+    }
+    std::vector<int> values = correct(O, read, keep);
+    const std::size_t defined = O == Op::Compact ? values.size() : values.size() == 2 * size ? 2 * size : size;
     if (flaw == Flaw::Stale) {
         if (fake.firstOutput.empty()) fake.firstOutput = values;
         values = fake.firstOutput;
@@ -97,12 +121,12 @@ int fakeOp(int n, int *out, const int *in, Predicate keep) {
     if (flaw == Flaw::LastWrong && !values.empty()) values.back() += 1;
     if (flaw == Flaw::OneUnwritten && !values.empty()) {
         const std::size_t hole = values.size() / 2;
-        write(out, 0, std::vector<int>(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(hole)));
-        write(out, hole + 1, std::vector<int>(values.begin() + static_cast<std::ptrdiff_t>(hole) + 1, values.end()));
+        out.put(0, std::vector<int>(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(hole)));
+        out.put(hole + 1, std::vector<int>(values.begin() + static_cast<std::ptrdiff_t>(hole) + 1, values.end()));
     } else {
-        write(out, 0, values);
+        out.put(0, values);
     }
-    if (flaw == Flaw::OnePastTheEnd) write(out, defined, std::vector<int>{kWritten});
+    if (flaw == Flaw::OnePastTheEnd) out.put(defined, std::vector<int>{kWritten});
     // The third call of each run (a run makes 3: verdictOf's settings).
     const bool lastCall = fake.calls % 3 == 2;
     if (flaw == Flaw::OverwritesInput || (flaw == Flaw::OverwritesInputOnItsLastCall && lastCall)) {
@@ -115,10 +139,15 @@ int fakeOp(int n, int *out, const int *in, Predicate keep) {
     return O == Op::Compact ? static_cast<int>(values.size()) : kept;
 }
 
-void fakeScan(int n, int *out, const int *in) { fakeOp<Op::Scan>(n, out, in, Predicate::nonZero()); }
-int fakeCompact(int n, int *out, const int *in, Predicate keep) { return fakeOp<Op::Compact>(n, out, in, keep); }
-int fakePartition(int n, int *out, const int *in, Predicate keep) { return fakeOp<Op::Partition>(n, out, in, keep); }
-void fakeSort(int n, int *out, const int *in) { fakeOp<Op::Sort>(n, out, in, Predicate::nonZero()); }
+void fakeScan(int n, int *out, const int *in) { fakeOp<Op::Scan>(n, {out}, in, Predicate::nonZero()); }
+int fakeCompact(int n, int *out, const int *in, Predicate keep) { return fakeOp<Op::Compact>(n, {out}, in, keep); }
+int fakePartition(int n, int *out, const int *in, Predicate keep) {
+    return fakeOp<Op::Partition>(n, {out}, in, keep);
+}
+void fakeSort(int n, int *out, const int *in) { fakeOp<Op::Sort>(n, {out}, in, Predicate::nonZero()); }
+void fakeSortPairs(int n, int *keysOut, int *valuesOut, const int *keysIn, const int *valuesIn) {
+    fakeOp<Op::SortPairs>(n, {keysOut, valuesOut, static_cast<std::size_t>(n)}, keysIn, Predicate::nonZero(), valuesIn);
+}
 
 // The 64-bit scan, with the flaws that concern its int64 output.
 void fakeScan64(std::size_t n, long long *out, const int *in) {
@@ -137,7 +166,8 @@ void keptBy(int n, int *out, const int *in, Predicate keep, int *kept) {
 
 SC::Backend fakeBackend() {
     SC::Backend backend{.name = "fake", .title = "fake", .onGpu = fake.onGpu, .timer = fakeTimer, .scan = fakeScan,
-                        .compact = keptBy<fakeCompact>, .partition = keptBy<fakePartition>, .sort = fakeSort};
+                        .compact = keptBy<fakeCompact>, .partition = keptBy<fakePartition>, .sort = fakeSort,
+                        .sortPairs = fakeSortPairs};
     backend.scan64 = fakeScan64;
     return backend;
 }
@@ -154,6 +184,12 @@ std::vector<int> fixedInput(int n = 1000, int salt = 0) {
 Harness::RunSettings settings(bool wide = false) {
     // The fakes copy through the host inside their calls: no blocking kernel.
     return {.warmup = 1, .reps = 2, .blockingKernel = false, .keep = Predicate::nonZero(), .use64BitApi = wide};
+}
+
+// How a verdict names output element i of an op on n inputs: a[i], or for sort-pairs
+// values[i - n] past the keys.
+std::string element(Op op, std::size_t i, std::size_t n) {
+    return op == Op::SortPairs && i >= n ? "values[" + std::to_string(i - n) + "]" : "a[" + std::to_string(i) + "]";
 }
 
 Verdict verdictOf(Op op, const std::vector<int> &input, const Harness::RunSettings &s = settings()) {
@@ -189,7 +225,7 @@ TEST_P(Verifier, OnlyTheLastElementWrongIsAValueFailure) {
         const std::size_t last = want.output.size() - 1;
         const Verdict verdict = verdictOf(op, input);
         EXPECT_EQ(verdict.kind, Verdict::Kind::FailValue) << Harness::opName(op);
-        EXPECT_EQ(verdict.detail, "a[" + std::to_string(last) + "] = " + std::to_string(want.output[last] + 1) +
+        EXPECT_EQ(verdict.detail, element(op, last, input.size()) + " = " + std::to_string(want.output[last] + 1) +
                                       ", expected " + std::to_string(want.output[last]))
             << Harness::opName(op);
     }
@@ -208,6 +244,9 @@ TEST_P(Verifier, AWritePastTheEndOfTheOutputIsAFailure) {
         EXPECT_EQ(verdict.detail, "call 1 of 3 wrote a[1000] = 12345, past the end of the output (1000 elements)")
             << Harness::opName(op);
     }
+    const Verdict pairs = verdictOf(Op::SortPairs, fixedInput());
+    EXPECT_EQ(pairs.kind, Verdict::Kind::FailValue);
+    EXPECT_EQ(pairs.detail, "call 1 of 3 wrote a[2000] = 12345, past the end of the output (2000 elements)");
     const Verdict wide = verdictOf(Op::Scan, fixedInput(), settings(true));
     EXPECT_EQ(wide.kind, Verdict::Kind::FailValue);
     EXPECT_EQ(wide.detail, "call 1 of 3 wrote a[1000] = 12345, past the end of the output (1000 elements)");
@@ -236,7 +275,7 @@ TEST_P(Verifier, AnUnwrittenElementIsAValueFailure) {
         const std::size_t hole = want.output.size() / 2;
         const Verdict verdict = verdictOf(op, input);
         EXPECT_EQ(verdict.kind, Verdict::Kind::FailValue) << Harness::opName(op);
-        EXPECT_EQ(verdict.detail, "a[" + std::to_string(hole) + "] = -842150451, expected " +
+        EXPECT_EQ(verdict.detail, element(op, hole, input.size()) + " = -842150451, expected " +
                                       std::to_string(want.output[hole]))
             << Harness::opName(op);
     }

@@ -23,9 +23,9 @@ using namespace Harness;
 namespace Common = StreamCompaction::Common;
 
 constexpr double kSpinMicroseconds = 200;
-constexpr int kHostSleepMs = 20;
+constexpr int kHostSleepMs = 50;
 
-// A "scan" that writes nothing useful and costs a known time: the host sleeps 20 ms,
+// A "scan" that writes nothing useful and costs a known time: the host sleeps 50 ms,
 // then a 200 us kernel runs (and, for the waiting one, the host waits for it).
 void slowHostThenSpin(int, int *, const int *) {
     std::this_thread::sleep_for(std::chrono::milliseconds(kHostSleepMs));
@@ -60,13 +60,15 @@ TEST(Measurement, TheBlockingKernelKeepsTheHostsTimeOut) {
     Timing held;
     const double heldMs = medianMs(kSlowHost, fixed(5, true), &held);
     EXPECT_TRUE(held.held);
-    // The kernel's 0.2 ms, and little more: the host's 20 ms sleep is before the release.
+    // The kernel's 0.2 ms, and little more: the host's 50 ms sleep is before the release.
+    // The bounds leave room for other processes on the GPU (the suite runs in parallel):
+    // the GPU's time slices between them can delay when an event is recorded by a few ms.
     EXPECT_GE(heldMs, 0.9 * kSpinMicroseconds / 1000);
-    EXPECT_LT(heldMs, 2.0) << "the host's sleep is in the figure";
+    EXPECT_LT(heldMs, 5.0) << "the host's sleep is in the figure";
     Timing open;
     const double openMs = medianMs(kSlowHost, fixed(5, false), &open);
     EXPECT_FALSE(open.held);
-    EXPECT_GE(openMs, 0.9 * kHostSleepMs) << "without the hold the host's sleep is between the events";
+    EXPECT_GE(openMs, 0.5 * kHostSleepMs) << "without the hold the host's sleep is between the events";
 }
 
 TEST(Measurement, ACallThatWaitsForTheDeviceIsTimedWithoutTheHold) {

@@ -464,7 +464,7 @@ void addRunOptions(CLI::App &app, Options &options, RawText &raw) {
     addChecked(app, "--max-noise", raw.maxNoise,
                "Stop a figure's calls once standard deviation / mean is at most P percent: 0.5 (default), 2%",
                kRunGroup, "P", [](const std::string &text) { parseNoise(text); });
-    addChecked(app, "--max-time", raw.maxTime, "Wall time after which a figure's calls stop regardless: 2s (default)",
+    addChecked(app, "--max-time", raw.maxTime, "Wall time of a figure's own calls after which they stop, once there are --min-samples: 2s (default)",
                kRunGroup, "T", [](const std::string &text) { parseTimeMs(text); });
     app.add_flag("--hot", options.hot, "Leave the L2 cache warm between timed calls (default: flushed before each)")
         ->group(kRunGroup);

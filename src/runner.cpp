@@ -171,17 +171,24 @@ public:
 
     void warmUp() override {
         for (int i = 0; i < settings_.warmup; ++i) callOnce(false);
-        started_ = Clock::now();
     }
 
+    // The time limit counts this cell's own calls only (spentMs_), not the time other
+    // cells take between its turns when a sweep interleaves them, and never stops a cell
+    // before it has minSamples samples.
     bool done() const override {
         if (settings_.reps > 0) {
             return static_cast<int>(times_.size()) >= settings_.reps || droppedSamples_ >= settings_.reps;
         }
-        return noiseKnown(noise_, settings_) || wallMs() >= settings_.maxTimeMs;
+        if (noise_.samples() < settings_.minSamples) return false;
+        return noiseKnown(noise_, settings_) || spentMs_ >= settings_.maxTimeMs;
     }
 
-    void sample() override { callOnce(true); }
+    void sample() override {
+        const Clock::time_point start = Clock::now();
+        callOnce(true);
+        spentMs_ += std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+    }
 
     Run finish() override {
         Run run;
@@ -232,8 +239,6 @@ private:
         times_.push_back(ms);
         noise_.add(ms);
     }
-
-    double wallMs() const { return std::chrono::duration<double, std::milli>(Clock::now() - started_).count(); }
 
     // One call, timed when `timed`, with the poisoning before it and the checks after it.
     void callOnce(bool timed) {
@@ -336,7 +341,7 @@ private:
     int calls_ = 0;
     int droppedSamples_ = 0;
     long long kept_ = 0;
-    Clock::time_point started_ = Clock::now();
+    double spentMs_ = 0;  // wall time of this cell's timed calls, checks included
     Finding guardWrite_;
     Finding inputChange_;
 };

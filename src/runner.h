@@ -29,8 +29,9 @@ struct Timing : Statistics {
 
 /**
  * How a cell is measured. With `reps` > 0, exactly that many timed calls; with 0, at
- * least minSamples calls and minTimeMs of timed work, then until the relative noise
- * (standard deviation / mean) is at most maxNoise, or maxTimeMs of wall time has passed.
+ * least minSamples calls, then until the relative noise (standard deviation / mean) is at
+ * most maxNoise with minTimeMs of timed work done, or until the cell's own calls have
+ * taken maxTimeMs of wall time (other cells' turns between them not counted).
  */
 struct RunSettings {
     int warmup = 1;  // untimed calls first, so start-up and allocation stay out of the figures

@@ -4,7 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cmath>
+#include <thread>
 #include <vector>
 
 #include <stream_compaction/backends.h>
@@ -85,6 +87,49 @@ TEST(Sampling, NoisyReadingsRunUntilTheTimeLimit) {
     const Harness::Run tolerant = runScripted({1, 3}, untilKnown(4, 0.001, 0.6, 60000));
     EXPECT_FALSE(tolerant.timing.outOfTime);
     EXPECT_EQ(tolerant.timing.samples, 4);
+}
+
+// Calls slower than the whole time limit, on noisy readings: the limit stops the calls
+// only once there are --min-samples of them, never with fewer (or none).
+TEST(Sampling, TheTimeLimitNeverCutsBelowTheMinimumCount) {
+    script = Script{{1, 3}};
+    RunSettings s = untilKnown(6, 0.001, 0.0001, 1);  // a 1 ms limit; each call sleeps 2 ms
+    s.warmup = 0;
+    const Backend sleepy{.name = "student-sleepy", .title = "sleepy", .onGpu = false,
+                         .scan = [](int n, int *odata, const int *idata) {
+                             std::this_thread::sleep_for(std::chrono::milliseconds(2));
+                             scriptedScan(n, odata, idata);
+                         },
+                         .implementationTimer = scriptedTimer};
+    const Harness::Run r = run(sleepy, Op::Scan, std::vector<int>(64, 1), s);
+    EXPECT_EQ(r.timing.samples, 6);
+    EXPECT_TRUE(r.timing.outOfTime);
+}
+
+// Cells that take turns (a sweep's interleaving): the time a cell waits while the others
+// run is not its own, so a long wait after the warm-up does not end it. Here the wait is
+// far past the limit, and each cell still samples until its own calls have used it.
+TEST(Sampling, TimeSpentByOtherCellsIsNotACellsOwn) {
+    script = Script{{1, 2, 4}};  // noisy for both cells in turn: only the time limit ends the calls
+    RunSettings s = untilKnown(3, 0.001, 0.0001, 20);
+    s.warmup = 1;
+    const std::vector<int> input(64, 1);
+    Measurement first(kScripted, Op::Scan, input, s), second(kScripted, Op::Scan, input, s);
+    first.warmUp();
+    second.warmUp();
+    std::this_thread::sleep_for(std::chrono::milliseconds(60));  // the other cells' turns
+    EXPECT_FALSE(first.done());
+    EXPECT_FALSE(second.done());
+    int turns = 0;
+    while (!first.done() || !second.done()) {
+        if (!first.done()) first.sample();
+        if (!second.done()) second.sample();
+        ASSERT_LT(++turns, 10000000);
+    }
+    // Calls of microseconds fill 20 ms of their own with far more than the minimum; had
+    // the wait counted, each would have stopped at the minimum of 3.
+    EXPECT_GT(first.finish().timing.samples, 30);
+    EXPECT_GT(second.finish().timing.samples, 30);
 }
 
 // 1, 2, 3, 4: mean 2.5, median 2.5, sample standard deviation sqrt(5/3).

@@ -159,7 +159,8 @@ constexpr int kLookBackWindow = 4;
 // The lanes of the warp whose digit equals this lane's (a warp-level match): one ballot
 // per digit bit, and one that keeps keys past n (digit kRadix) apart from real keys. On
 // the H200 these nine ballots cost less than one __match_any_sync over 32 mostly distinct
-// digits (results/h200/onesweep-variants.txt). Every lane of the warp must call it.
+// digits (results/h200/perf-notes.md, "Where a pass's time goes"). Every lane of the
+// warp must call it.
 __device__ __forceinline__ unsigned lanesWithSameDigit(unsigned digit) {
     const bool real = digit < kRadix;
     const unsigned realLanes = __ballot_sync(kFullMask, real);

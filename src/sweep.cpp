@@ -23,7 +23,6 @@
 
 #include "device_info.h"
 #include "gpu_state.h"
-#include "gpu_state.h"
 #include "platform.h"
 #include "reporters.h"
 #include "runner.h"
@@ -260,10 +259,11 @@ std::size_t availableHostMemory() {
 
 // Host memory the CPU side of one input of n ints may need: the input, the expected
 // result, a back end's output and the CPU back ends' own scratch, 6n ints in all; past
-// 2^31 - 1 the expected and the actual scan sums are int64, 8n bytes more.
-std::size_t inputHostBytes(long long n) {
+// 2^31 - 1 the expected and the actual scan sums are int64, 8n bytes more; twice that for
+// sort-pairs, whose values need as much again.
+std::size_t inputHostBytes(long long n, bool pairs) {
     const std::size_t int64Sums = pastIntSizes(n) ? 2 * (sizeof(long long) - sizeof(int)) : 0;
-    return (6 * sizeof(int) + int64Sums) * static_cast<std::size_t>(n);
+    return (pairs ? 2 : 1) * (6 * sizeof(int) + int64Sums) * static_cast<std::size_t>(n);
 }
 
 // "needs 16.0 GiB, 9.5 GiB free" when `needed` does not fit in `freeBytes`, else "".
@@ -384,8 +384,8 @@ private:
     // that no chosen back end can run, or whose CPU side does not fit in host memory, is
     // reported skipped, cell by cell, and nothing is allocated for it.
     void runSize(Op op, long long size, const std::vector<const Backend *> &backends) {
-        const std::size_t hostBytes = inputHostBytes(size) * (describe(op).pairs ? 2 : 1);
-        const std::string hostShortfall = shortfall(hostBytes, availableHostMemory(), "host");
+        const std::string hostShortfall =
+            shortfall(inputHostBytes(size, describe(op).pairs), availableHostMemory(), "host");
         if (!anyCellRuns(op, size, backends) || !hostShortfall.empty()) {
             for (bool npot : variants(options_, size)) skipAll(op, npot ? size - 3 : size, npot, backends, hostShortfall);
             return;

@@ -112,6 +112,14 @@ def main():
         })
         expect("one run in two parts", drawn["part1-scan-time.png"], ["cpu", "cub"])
 
+    with tempfile.TemporaryDirectory() as folder:
+        # A figure without samples (a median of 0) is not a point: a back end with only such
+        # rows draws no line.
+        empty = "".join(f"run-z,2025-01-31T12:00:00Z,G,cold,scan,thrust,{n},false,128,0,0,0,0,,,,,,passed,\n"
+                        for n in sizes)
+        drawn = run_plot(module, folder, {"zeros.csv": HEADER + csv_rows("run-z", ["cub"], sizes) + empty})
+        expect("rows without samples", drawn["zeros-scan-time.png"], ["cub"])
+
     for failure in failures:
         print(f"FAIL: {failure}")
     sys.exit(1 if failures else 0)

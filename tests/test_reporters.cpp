@@ -484,6 +484,21 @@ Json jsonContext(const Context &context) {
     return JsonReader(TestSupport::readAndClose(file)).document()["context"];
 }
 
+// A fixed count is named; calls until the noise is known say so, not "0".
+TEST(TextReporter, TheContextSaysHowManyCallsAFigureTakes) {
+    Context fixed = sampleContext();
+    EXPECT_EQ(jsonContext(fixed)["reps"].number, 5);
+    Context adaptive = sampleContext();
+    adaptive.reps = 0;
+    EXPECT_EQ(jsonContext(adaptive)["reps"].string, "until the noise is known");
+    std::FILE *file = std::tmpfile();
+    auto reporter = Harness::makeReporter(Format::Text, file, "the test file");
+    reporter->begin(adaptive);
+    reporter->end();
+    const std::string text = TestSupport::readAndClose(file);
+    EXPECT_NE(text.find("Timed calls per cell: until the noise is known\n"), std::string::npos) << text;
+}
+
 TEST(JsonReporter, ContextNamesTheGpuTheBuildAndTheGpuStateAtTheStart) {
     const Json context = jsonContext(sampleContext());
     EXPECT_EQ(context["gpu_uuid"].string, "GPU-0a1b2c3d-4e5f-6071-8293-a4b5c6d7e8f9");

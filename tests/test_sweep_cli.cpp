@@ -229,6 +229,10 @@ TEST(MemoryCheck, LargestCellMustFit) {
     EXPECT_EQ(Harness::memoryShortfall(1 << 30, 16 * GiB), "");
     EXPECT_EQ(Harness::memoryShortfall(1 << 30, 8 * GiB),
               "--sizes: 2^30 needs 16.0 GiB of GPU memory (input, output and workspace), 8.0 GiB free");
+    // Sort-pairs' values double every array.
+    EXPECT_EQ(Harness::cellDeviceBytes(1 << 30, true), 32 * GiB);
+    EXPECT_EQ(Harness::memoryShortfall(1 << 30, 20 * GiB, true),
+              "--sizes: 2^30 needs 32.0 GiB of GPU memory (input, output and workspace), 20.0 GiB free");
 }
 
 TEST(MemoryCheck, PastTwoTo31Minus1ScanSumsAreInt64) {

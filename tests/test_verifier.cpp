@@ -113,7 +113,7 @@ int fakeOp(int n, const Output &out, const int *in, Predicate keep, const int *v
         read.insert(read.end(), carried.begin(), carried.end());
     }
     std::vector<int> values = correct(O, read, keep);
-    const std::size_t defined = O == Op::Compact ? values.size() : values.size() == 2 * size ? 2 * size : size;
+    const std::size_t defined = values.size();  // the kept, n, or sort-pairs' 2n
     if (flaw == Flaw::Stale) {
         if (fake.firstOutput.empty()) fake.firstOutput = values;
         values = fake.firstOutput;

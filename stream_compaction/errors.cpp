@@ -50,7 +50,12 @@ std::string Operation::describeCurrent() {
 }
 
 void checkCuda(cudaError_t err, const char *what, const char *file, int line) {
-    if (err != cudaSuccess) throw CudaError(errorText(what, err, file, line), err);
+    if (err == cudaSuccess) return;
+    // The runtime also keeps the error as its last one; once it is thrown here it is
+    // reported, so it is cleared (an error that is not sticky), lest a later, unrelated
+    // check that reads the last error (Thrust's, after each of its kernels) fail on it.
+    cudaGetLastError();
+    throw CudaError(errorText(what, err, file, line), err);
 }
 
 void checkLastError(const char *what, const char *file, int line) {

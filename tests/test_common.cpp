@@ -27,6 +27,7 @@
 #include <stream_compaction/textbook.h>
 #include <stream_compaction/thrust.h>
 
+#include "runner.h"
 #include "test_support.h"
 
 namespace {
@@ -209,6 +210,17 @@ TEST(Errors, CudaFailureNamesBackEndOperationAndSize) {
     } catch (const StreamCompaction::CudaError &e) {
         EXPECT_NE(std::string(e.what()).find("naive scan, n = 1000"), std::string::npos) << e.what();
     }
+    // Reported once: the runtime's last error is cleared, so that a later call that reads
+    // it, as Thrust does after its kernels, does not fail on this one.
+    EXPECT_EQ(cudaPeekAtLastError(), cudaSuccess);
+    const StreamCompaction::Backend *thrust = StreamCompaction::findBackend("thrust");
+    ASSERT_NE(thrust, nullptr);
+    const std::vector<int> input = TestSupport::randomInput(1000, TestSupport::freshSeed());
+    Harness::RunSettings once;
+    once.reps = 1;
+    const Harness::Verdict verdict = Harness::verify(Harness::Op::Sort, Harness::run(*thrust, Harness::Op::Sort, input, once),
+                                                     Harness::expected(Harness::Op::Sort, input, once.keep));
+    EXPECT_TRUE(verdict.passed()) << verdict.detail;
 }
 
 TEST(Errors, OutOfMemorySaysHowMuchWasNeeded) {

@@ -159,12 +159,17 @@ constexpr int kLookBackWindow = 4;
 // The lanes of the warp whose digit equals this lane's (a warp-level match): one ballot
 // per digit bit, and one that keeps keys past n (digit kRadix) apart from real keys. On
 // the H200 these nine ballots cost less than one __match_any_sync over 32 mostly distinct
-// digits (results/h200/perf-notes.md, "Where a pass's time goes"). Every lane of the
-// warp must call it.
+// digits (results/h200/perf-notes.md, "Where a pass's time goes"). AllReal: every lane's
+// key is before n, so the ballot that keeps keys past n apart is left out. Every lane of
+// the warp must call it.
+template <bool AllReal>
 __device__ __forceinline__ unsigned lanesWithSameDigit(unsigned digit) {
-    const bool real = digit < kRadix;
-    const unsigned realLanes = __ballot_sync(kFullMask, real);
-    unsigned peers = real ? realLanes : ~realLanes;
+    unsigned peers = kFullMask;
+    if constexpr (!AllReal) {
+        const bool real = digit < kRadix;
+        const unsigned realLanes = __ballot_sync(kFullMask, real);
+        peers = real ? realLanes : ~realLanes;
+    }
 #pragma unroll
     for (int bit = 0; bit < kDigitBits; ++bit) {
         const bool set = (digit >> bit) & 1u;
@@ -269,22 +274,30 @@ struct PassThread {
     // ranking is stable. Keys past n take the digit kRadix, which no real key has, and
     // are left out of the counts. Ends with a barrier: the counters are complete.
     __device__ __forceinline__ void rankKeys(const unsigned (&keys)[kItems], unsigned (&rank)[kItems]) const {
+        // A warp whose keys are all before n (every warp but the last tile's last ones)
+        // ranks without the validity ballot: eight ballots a batch instead of nine.
+        if (warpValid == kWarpItems) rankWarp<true>(keys, rank);
+        else rankWarp<false>(keys, rank);
+        __syncthreads();
+    }
+
+    template <bool AllReal>
+    __device__ __forceinline__ void rankWarp(const unsigned (&keys)[kItems], unsigned (&rank)[kItems]) const {
         unsigned *counts = storage.warpDigitCounts[warp];
         const unsigned lanesBelow = (1u << lane) - 1;
 #pragma unroll
         for (int j = 0; j < kItems; ++j) {
-            const unsigned digit = valid(j) ? digitOf(keys[j], shift) : kRadix;
-            const unsigned peers = lanesWithSameDigit(digit);
+            const unsigned digit = AllReal || valid(j) ? digitOf(keys[j], shift) : kRadix;
+            const unsigned peers = lanesWithSameDigit<AllReal>(digit);
             const int leader = 31 - __clz(peers);
             unsigned seen = 0;
-            if (static_cast<int>(lane) == leader && digit < kRadix) {
+            if (static_cast<int>(lane) == leader && (AllReal || digit < kRadix)) {
                 seen = counts[digit];
                 counts[digit] = seen + __popc(peers);
             }
             rank[j] = __shfl_sync(kFullMask, seen, leader) + __popc(peers & lanesBelow);
             __syncwarp();  // the counter's update is seen by the next j's leader
         }
-        __syncthreads();
     }
 
     // Digit threads: adds up the digit's counters over the warps, turning them into each
@@ -503,6 +516,11 @@ Common::Workspace scratchKeys;    // the keys after passes 0 and 2
 Common::Workspace scratchValues;  // sort-pairs: the values after passes 0 and 2
 Common::Workspace sortWords;      // bucket offsets, histograms, tile counters, look-back words
 
+// The small-array path's smaller tiles: 512 threads of Items keys, one block (1024, 2048
+// and 4096 keys; tests/test_onesweep.cpp sorts the sizes around each).
+template <int Items>
+using SmallTile = PassPolicy<512, Items, 0>;
+
 // The pass policy of `Pairs` (keys with values) or of keys alone.
 template <bool Pairs>
 using PoliciesOf = std::conditional_t<Pairs, PairPassPolicies, PassPolicies>;
@@ -590,11 +608,17 @@ void sortOnDevice(int n, int *dOut, const int *dIn, PassValues values) {
     if (n == 0) return;
     const Common::PolicyFamily family = Common::policyFamily();
     if (n <= tileItemsOf<Pairs>(family)) {
-        Common::withPolicy<PoliciesOf<Pairs>>(family, [&](auto policy) {
+        const auto launch = [&](auto policy) {
             using P = decltype(policy);
             kernOnesweepOneTile<P, Pairs><<<1, P::kThreads>>>(n, reinterpret_cast<unsigned *>(dOut),
                                                               reinterpret_cast<const unsigned *>(dIn), values);
-        });
+        };
+        // A small array takes a tile of as few keys a thread as hold it: each pass ranks
+        // its keys in that many serial steps, and every warp has keys to rank.
+        if (n <= SmallTile<2>::kTileItems) launch(SmallTile<2>{});
+        else if (n <= SmallTile<4>::kTileItems) launch(SmallTile<4>{});
+        else if (n <= SmallTile<8>::kTileItems) launch(SmallTile<8>{});
+        else Common::withPolicy<PoliciesOf<Pairs>>(family, launch);
         SC_CHECK_LAUNCH("kernOnesweepOneTile");
         return;
     }

@@ -1,14 +1,14 @@
-// The Onesweep radix sort (stream_compaction/onesweep.h) against std::sort: sizes 0, 1 and
-// 2, around the Hopper policy's tile (the H200's; test_policies.cpp takes every family's
-// tile), several and many tiles, 2^20 + 3 and 2^24 + 7;
-// keys over the whole int range (negatives included), all equal, already sorted, reverse
-// sorted and with few distinct values (INT_MIN and INT_MAX among them). Every output is
-// poisoned with 0xCD bytes first, the input must come back unchanged, and every case is
-// sorted twice, so that the second call runs on the look-back words the first one left.
-// A sort of at most one tile runs in one block (the small-array path, in tiles of 1024,
-// 2048 and 4096 keys below the full one): the sizes around each cross from one tile shape
-// to the next, and around the tile from one path to the other. Sort-pairs carries random values with the keys
-// and is checked for stability against a sort by (key, input position), at the sizes
+// The Onesweep radix sort (stream_compaction/onesweep.h) against std::sort: sizes 0, 1, 2
+// and 33, around the Hopper policy's tile (the H200's; test_policies.cpp takes every
+// family's tile), several and many tiles, 2^20 + 3 and 2^24 + 7; keys over the whole int
+// range (negatives included), all equal, already sorted, reverse sorted and with few
+// distinct values (INT_MIN and INT_MAX among them). Every output is poisoned with 0xCD
+// bytes first, the input must come back unchanged, and every case is sorted twice, so that
+// the second call runs on the look-back words the first one left. A sort of at most one
+// tile runs in one block (the small-array path, in tiles of 1024, 2048 and 4096 keys below
+// the full one): the sizes around each cross from one tile shape to the next, and around
+// the tile from one path to the other. Sort-pairs carries random values with the keys and
+// is checked for stability against a sort by (key, input position), at the same sizes
 // around its own tile.
 
 #include <algorithm>
@@ -110,19 +110,16 @@ void expectSortsLikeStdSort(const std::vector<int> &input, int inOffset = 0, int
     expectSameArrays(download(dIn, n, inOffset), input, "input after sorting");
 }
 
-// The small-array path sorts up to 1024, 2048 and 4096 keys (or pairs) in tiles of 512
-// threads of 2, 4 and 8 keys, then up to one whole tile: the sizes around each end.
-std::vector<int> smallTileEnds() { return {1024, 1025, 2048, 2049, 4096, 4097}; }
-
-std::vector<int> sizes() {
-    const int tile = kTile;
-    std::vector<int> all = {0,        1,        2,     tile - 1, tile, tile + 1, 5 * tile + 3,  // several tiles
-                            100 * tile + 11,  // the look-back passes many aggregates
-                            (1 << 20) + 3, (1 << 24) + 7};
-    const std::vector<int> ends = smallTileEnds();
-    all.insert(all.begin() + 3, ends.begin(), ends.end());
-    return all;
+// The sizes of a suite whose tile holds `tile` keys (or pairs): 0 to 2 and 33; the ends of
+// the small-array path's tiles of 512 threads of 2, 4 and 8 keys; around the tile (the
+// last one-block size, the first of the passes); several tiles; many, so that the
+// look-back passes many aggregates; and two large ones.
+std::vector<int> sizesAround(int tile, int largest) {
+    return {0,        1,    2,        33,           1024,           1025,          2048, 2049, 4096, 4097,
+            tile - 1, tile, tile + 1, 5 * tile + 3, 100 * tile + 11, (1 << 20) + 3, largest};
 }
+
+std::vector<int> sizes() { return sizesAround(kTile, (1 << 24) + 7); }
 
 class OnesweepSort : public ::testing::TestWithParam<std::tuple<Shape, int>> {};
 
@@ -179,14 +176,7 @@ void expectSortsPairsStably(const std::vector<int> &keys, std::uint64_t seed) {
     expectSameArrays(download(dValues, n), values, "values after sorting");
 }
 
-std::vector<int> pairSizes() {
-    const int tile = kPairTile;
-    std::vector<int> all = {0, 1, 2, 33, tile - 1, tile, tile + 1, 5 * tile + 3, 100 * tile + 11, (1 << 20) + 3,
-                            (1 << 22) + 7};
-    const std::vector<int> ends = smallTileEnds();
-    all.insert(all.begin() + 4, ends.begin(), ends.end());
-    return all;
-}
+std::vector<int> pairSizes() { return sizesAround(kPairTile, (1 << 22) + 7); }
 
 class OnesweepSortPairs : public ::testing::TestWithParam<std::tuple<Shape, int>> {};
 

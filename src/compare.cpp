@@ -24,7 +24,8 @@ namespace {
 
 constexpr const char *kProgram = "cis565_stream_compaction compare";
 constexpr const char *kUsage =
-    "usage: cis565_stream_compaction compare BASE NEW [--format text|markdown|csv|json] [--fail-above 5%]";
+    "usage: cis565_stream_compaction compare BASE NEW [--format text|markdown|csv|json] [--verdict noise|interval] "
+    "[--fail-above 5%]";
 
 // Bad input: the message is the one line the command prints before exiting 2.
 struct BadInput : std::runtime_error {
@@ -460,10 +461,18 @@ Measure measure(const Fields &row, const std::string &name) {
     return m;
 }
 
+// How a compared row's verdict is reached. Noise (the default, nvbench_compare's rule):
+// the row is the same when new / base - 1 is within the smaller of the two rows' noise
+// (standard deviation / mean), so a run's own spread, not its sample count, sets what a
+// change must pass. Interval: the same when the ratio's 95% interval covers 1; thousands
+// of samples make that interval far narrower than the drift between two runs.
+enum class VerdictRule { Noise, Interval };
+
 struct Entry {
     const Fields *row = nullptr;  // the base's row, else the new one's
     std::optional<double> baseMs, newMs;
     std::optional<Interval> ratio;
+    double noiseLimit = 0;  // the smaller of the two rows' noise
     std::string verdict;  // faster, slower, same, only in BASE, only in NEW, not comparable
     std::string note;
     bool estimated = false;
@@ -490,7 +499,14 @@ std::map<std::string, const Fields *> byKey(const Report &report, std::vector<st
     return rows;
 }
 
-Comparison compare(const Report &base, const Report &next) {
+// faster, slower or same, by `rule`.
+std::string verdictOf(const Entry &entry, VerdictRule rule) {
+    const Interval &ratio = *entry.ratio;
+    if (rule == VerdictRule::Interval) return ratio.tie() ? "same" : ratio.high < 1 ? "faster" : "slower";
+    return std::abs(ratio.value - 1) <= entry.noiseLimit ? "same" : ratio.value < 1 ? "faster" : "slower";
+}
+
+Comparison compare(const Report &base, const Report &next, VerdictRule rule) {
     Comparison result;
     const std::string baseGpu = gpuName(base), newGpu = gpuName(next);
     if (!baseGpu.empty() && !newGpu.empty() && baseGpu != newGpu) {
@@ -532,7 +548,8 @@ Comparison compare(const Report &base, const Report &next) {
             continue;
         }
         entry.ratio = ratioInterval(b.medianMs, b.noise, b.samples, a.medianMs, a.noise, a.samples);
-        entry.verdict = entry.ratio->tie() ? "same" : entry.ratio->high < 1 ? "faster" : "slower";
+        entry.noiseLimit = std::min(a.noise, b.noise);
+        entry.verdict = verdictOf(entry, rule);
         entry.estimated = a.estimated || b.estimated;
         result.baseEstimated |= a.estimated;
         result.newEstimated |= b.estimated;
@@ -577,6 +594,14 @@ std::string noiseNote(const Comparison &comparison) {
                        sides);
 }
 
+// The line that says how the verdicts were reached.
+std::string ruleNote(VerdictRule rule) {
+    return rule == VerdictRule::Noise
+               ? "verdict: same when new / base is within the smaller of the two rows' noise (standard deviation / "
+                 "mean), else faster or slower; --verdict interval judges by the 95% interval instead"
+               : "verdict: same when the 95% interval covers 1, else faster or slower";
+}
+
 // "a.json (run 2025…, NVIDIA H200, hot, commit abc1234)".
 std::string describeReport(const Report &report) {
     std::vector<std::string> parts;
@@ -617,16 +642,17 @@ std::string tableText(const Comparison &comparison, bool markdown) {
     return markdown ? markdownTable(table) : textTable(table);
 }
 
-std::string textReport(const Comparison &comparison, const Report &base, const Report &next) {
+std::string textReport(const Comparison &comparison, const Report &base, const Report &next, VerdictRule rule) {
     std::string text = fmt::format("compare: BASE {}{}\n         NEW  {}{}\n", base.path, describeReport(base), next.path,
                                    describeReport(next));
     for (const std::string &warning : comparison.warnings) text += "warning: " + warning + "\n";
     const std::string noise = noiseNote(comparison);
     if (!noise.empty()) text += noise + "\n";
+    text += ruleNote(rule) + "\n";
     return text + "\n" + tableText(comparison, false) + summaryLine(comparison) + "\n";
 }
 
-std::string markdownReport(const Comparison &comparison, const Report &base, const Report &next) {
+std::string markdownReport(const Comparison &comparison, const Report &base, const Report &next, VerdictRule rule) {
     std::string text = "## cis565_stream_compaction compare\n\n";
     text += fmt::format("- BASE: `{}`{}\n- NEW: `{}`{}\n\n", base.path, describeReport(base), next.path,
                         describeReport(next));
@@ -636,6 +662,7 @@ std::string markdownReport(const Comparison &comparison, const Report &base, con
     if (!warnings.empty()) text += fmt::format("{}\n\n", fmt::join(warnings, "\n>\n"));
     const std::string noise = noiseNote(comparison);
     if (!noise.empty()) text += noise + ".\n\n";
+    text += ruleNote(rule) + ".\n\n";
     return text + tableText(comparison, true) + summaryLine(comparison) + "\n";
 }
 
@@ -682,7 +709,7 @@ std::string jsonCell(const std::string &column, const std::string &cell) {
 }
 
 std::string jsonReport(const Comparison &comparison, const Report &base, const Report &next,
-                       const std::optional<double> &failAbove) {
+                       const std::optional<double> &failAbove, VerdictRule rule) {
     const auto side = [](const Report &report) {
         std::vector<std::string> members = {fmt::format("\"path\": {}", jsonQuoted(report.path))};
         for (const char *key : {"run_id", "date", "gpu", "mode", "git_revision"})
@@ -696,6 +723,7 @@ std::string jsonReport(const Comparison &comparison, const Report &base, const R
                                    fmt::join(warnings, ", "));
     text += fmt::format("  \"noise_estimated\": {{\"base\": {}, \"new\": {}}},\n", comparison.baseEstimated,
                         comparison.newEstimated);
+    text += fmt::format("  \"verdict_rule\": \"{}\",\n", rule == VerdictRule::Noise ? "noise" : "interval");
     text += fmt::format("  \"fail_above\": {},\n  \"rows\": [", failAbove ? numberText(failAbove) : "null");
     for (std::size_t i = 0; i < comparison.entries.size(); ++i) {
         const std::vector<std::string> cells = entryCells(comparison.entries[i]);
@@ -716,12 +744,19 @@ struct CompareOptions {
     std::vector<std::string> reports;
     Format format = Format::Text;
     std::optional<double> failAbove;
+    VerdictRule rule = VerdictRule::Noise;
     bool help = false;
 };
 
+VerdictRule parseRule(const std::string &text) {
+    if (text == "noise") return VerdictRule::Noise;
+    if (text == "interval") return VerdictRule::Interval;
+    throw std::invalid_argument(fmt::format("'{}' is not a rule; write noise (the default) or interval", text));
+}
+
 CompareOptions parseArgs(const std::vector<std::string> &args) {
     CompareOptions options;
-    const std::vector<std::string> flags = {"--format", "--fail-above", "--help"};
+    const std::vector<std::string> flags = {"--format", "--fail-above", "--verdict", "--help"};
     for (std::size_t i = 0; i < args.size(); ++i) {
         const std::string &arg = args[i];
         if (arg.rfind("--", 0) != 0 || arg == "--") {
@@ -743,6 +778,7 @@ CompareOptions parseArgs(const std::vector<std::string> &args) {
         else throw BadInput(fmt::format("{} needs a value; {}", flag, kUsage));
         try {
             if (flag == "--format") options.format = parseFormat(value);
+            else if (flag == "--verdict") options.rule = parseRule(value);
             else options.failAbove = parseThreshold(value);
         } catch (const std::invalid_argument &e) {
             throw BadInput(fmt::format("{}: {}", flag, e.what()));
@@ -758,16 +794,19 @@ CompareOptions parseArgs(const std::vector<std::string> &args) {
 constexpr const char *kHelp =
     "Compares two sweep reports row by row: each row (op, back end, size, npot, block size) of BASE\n"
     "with the same row of NEW, the new median over the base's with its 95% interval, and a verdict:\n"
-    "faster or slower when the interval lies below or above 1, same when it covers 1. A row's noise\n"
-    "is its noise_pct over its samples, or, in a report without them, (max_ms - min_ms) / (2 x\n"
-    "median_ms) over reps (the output says so). Rows of one report only read \"only in BASE\" or\n"
+    "same when new / base is within the smaller of the two rows' noise (standard deviation / mean,\n"
+    "as nvbench_compare judges), else faster or slower. A row's noise is its noise_pct, or, in a\n"
+    "report without it, (max_ms - min_ms) / (2 x median_ms) (the output says so); the interval\n"
+    "takes that noise over the row's samples. Rows of one report only read \"only in BASE\" or\n"
     "\"only in NEW\"; a skipped or failed row \"not comparable\"; different GPUs or modes give a\n"
     "warning first.\n"
     "\n"
     "  BASE, NEW          a sweep's .json report, or its .csv (with FILE.context.json beside it, if any)\n"
     "  --format FORMAT    text (default), markdown, csv or json\n"
-    "  --fail-above T     exit 1 when a row is slower by more than T beyond the noise (its interval's\n"
-    "                     low end above 1 + T): 5% or 0.05\n"
+    "  --verdict RULE     noise (the default), or interval: same when the 95% interval covers 1, which\n"
+    "                     thousands of samples make far narrower than the drift between two runs\n"
+    "  --fail-above T     exit 1 when a row reads slower and new / base is above 1 + T (with --verdict\n"
+    "                     interval: the interval's low end above 1 + T): 5% or 0.05\n"
     "\n"
     "Exit status: 0 compared (no row past --fail-above), 1 a row past --fail-above, 2 bad input.\n";
 
@@ -805,12 +844,12 @@ int runCompare(const std::vector<std::string> &args, std::FILE *out, std::FILE *
         }
         const Report base = readReport("BASE", options.reports[0]);
         const Report next = readReport("NEW", options.reports[1]);
-        const Comparison comparison = compare(base, next);
+        const Comparison comparison = compare(base, next, options.rule);
         std::string text;
         switch (options.format) {
-            case Format::Text: text = textReport(comparison, base, next); break;
-            case Format::Markdown: text = markdownReport(comparison, base, next); break;
-            case Format::Json: text = jsonReport(comparison, base, next, options.failAbove); break;
+            case Format::Text: text = textReport(comparison, base, next, options.rule); break;
+            case Format::Markdown: text = markdownReport(comparison, base, next, options.rule); break;
+            case Format::Json: text = jsonReport(comparison, base, next, options.failAbove, options.rule); break;
             case Format::Csv:
                 // A plain CSV on stdout; its warnings go to stderr.
                 text = csvReport(comparison);
@@ -825,7 +864,11 @@ int runCompare(const std::vector<std::string> &args, std::FILE *out, std::FILE *
         if (!options.failAbove) return 0;
         std::vector<std::string> past;
         for (const Entry &e : comparison.entries) {
-            if (e.ratio && e.ratio->low > 1 + *options.failAbove) {
+            if (!e.ratio) continue;
+            const bool beyond = options.rule == VerdictRule::Noise
+                                    ? e.verdict == "slower" && e.ratio->value > 1 + *options.failAbove
+                                    : e.ratio->low > 1 + *options.failAbove;
+            if (beyond) {
                 past.push_back(fmt::format("{} {} {}{} ({}, 95% interval {}–{})", field(*e.row, "op"),
                                            field(*e.row, "backend"), sizeText(*e.row),
                                            field(*e.row, "block_size").empty() ? "" : ", block " + field(*e.row, "block_size"),

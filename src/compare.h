@@ -2,7 +2,8 @@
 // `cis565_stream_compaction compare BASE NEW`: two sweep reports (JSON, or CSV with the
 // context file beside it) matched row by row on (op, back end, size, npot, block size);
 // for each row the new median over the base's, its 95% interval from both rows' noise
-// (Harness::ratioInterval), and a verdict: faster, slower or the same within the noise.
+// (Harness::ratioInterval), and a verdict: faster, slower or the same within the smaller
+// row's noise (or, with --verdict interval, within the interval).
 
 #include <cstdio>
 #include <string>
@@ -12,11 +13,11 @@ namespace Harness {
 
 /**
  * Runs the compare command on `args`, the words after "compare":
- * BASE NEW [--format text|markdown|csv|json] [--fail-above T] [--help].
- * Writes the comparison to `out`; bad input, warnings of a CSV comparison and a
+ * BASE NEW [--format text|markdown|csv|json] [--verdict noise|interval] [--fail-above T]
+ * [--help]. Writes the comparison to `out`; bad input, warnings of a CSV comparison and a
  * threshold crossed get one line each on `err`. Returns 0; 1 when --fail-above is given
- * and a row is slower by more than T beyond its noise (its interval's low end above
- * 1 + T) or the comparison cannot be written; 2 for bad input (a missing or unreadable
+ * and a row reads slower with new / base above 1 + T (with --verdict interval: its
+ * interval's low end above 1 + T) or the comparison cannot be written; 2 for bad input (a missing or unreadable
  * report, a bad flag or threshold).
  */
 int runCompare(const std::vector<std::string> &args, std::FILE *out, std::FILE *err);

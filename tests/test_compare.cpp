@@ -220,9 +220,11 @@ TEST(Compare, DifferentGpusAndModesWarnFirst) {
     std::istringstream lines(text.out);
     std::vector<std::string> head;
     for (std::string line; std::getline(lines, line) && !line.empty();) head.push_back(line);
-    ASSERT_EQ(head.size(), 4u) << text.out;  // BASE, NEW, then the warnings, before the table
+    ASSERT_EQ(head.size(), 5u) << text.out;  // BASE, NEW, the warnings and the verdict's rule, before the table
     EXPECT_EQ(head[2], "warning: different GPUs: BASE NVIDIA H200, NEW NVIDIA A100; the times are of two machines");
     EXPECT_EQ(head[3].rfind("warning: different modes: BASE hot, NEW cold", 0), 0u) << head[3];
+    EXPECT_EQ(head[4].rfind("verdict: same when new / base is within the smaller of the two rows' noise", 0), 0u)
+        << head[4];
 
     const Result markdown = compare({pair.base, pair.next, "--format", "markdown"});
     EXPECT_TRUE(TestSupport::contains(
@@ -334,6 +336,53 @@ TEST(Compare, FailAboveExitsOneOnASlowDownPastItBeyondTheNoise) {
     EXPECT_EQ(compare({tieNew, tieBase, "--fail-above", "0%"}).status, 0);
 }
 
+// The verdict by the rows' noise (the default) and by the interval: a 3% change with 5%
+// noise over 5000 samples is the same by the noise and slower by its narrow interval; a
+// 1.5% change with 1% noise over 2 samples is slower by the noise and the same by its
+// wide interval; a 5% change between rows of 1% and 10% noise is past the smaller.
+// --fail-above follows the rule.
+TEST(Compare, TheVerdictTakesTheRowsNoiseOrWithIntervalTheInterval) {
+    const std::string base = writeFile("rule-base.json", jsonReport("G", "cold", {row("scan", "cub", 1024, false, "null", 1.0, 5, 5000),
+                                                                              row("scan", "naive", 1024, false, "128", 1.0, 1, 2),
+                                                                              row("scan", "cpu", 1024, false, "null", 1.0, 1, 4)}));
+    const std::string next = writeFile("rule-new.json", jsonReport("G", "cold", {row("scan", "cub", 1024, false, "null", 1.03, 5, 5000),
+                                                                             row("scan", "naive", 1024, false, "128", 1.015, 1, 2),
+                                                                             row("scan", "cpu", 1024, false, "null", 0.95, 10, 4)}));
+    const auto verdicts = [&](const std::vector<std::string> &flags) {
+        std::vector<std::string> args = {base, next, "--format", "csv"};
+        args.insert(args.end(), flags.begin(), flags.end());
+        const Result result = compare(args);
+        EXPECT_EQ(result.status, 0) << result.err;
+        const auto rows = csvRows(result.out);
+        return std::vector<std::string>{find(rows, "scan", "cub", "1024")->at("verdict"),
+                                        find(rows, "scan", "naive", "1024", "128")->at("verdict"),
+                                        find(rows, "scan", "cpu", "1024")->at("verdict")};
+    };
+    EXPECT_EQ(verdicts({}), (std::vector<std::string>{"same", "slower", "faster"}));
+    EXPECT_EQ(verdicts({"--verdict", "noise"}), (std::vector<std::string>{"same", "slower", "faster"}));
+    EXPECT_EQ(verdicts({"--verdict", "interval"}), (std::vector<std::string>{"slower", "same", "same"}));
+
+    EXPECT_TRUE(TestSupport::contains(compare({base, next, "--format", "json"}).out, "\"verdict_rule\": \"noise\""));
+    EXPECT_TRUE(TestSupport::contains(compare({base, next, "--format", "json", "--verdict=interval"}).out,
+                                      "\"verdict_rule\": \"interval\""));
+    EXPECT_TRUE(TestSupport::contains(compare({base, next, "--verdict", "interval"}).out,
+                                      "verdict: same when the 95% interval covers 1"));
+    EXPECT_TRUE(TestSupport::contains(compare({base, next, "--format", "markdown"}).out,
+                                      "verdict: same when new / base is within the smaller of the two rows' noise"));
+
+    // By the noise, only naive's 1.5% is slower: past 1%, not past 2%.
+    const Result noise1 = compare({base, next, "--fail-above", "1%"});
+    EXPECT_EQ(noise1.status, 1);
+    EXPECT_TRUE(TestSupport::contains(noise1.err, "1 row slower by more than 1%")) << noise1.err;
+    EXPECT_TRUE(TestSupport::contains(noise1.err, "scan naive 2^10, block 128")) << noise1.err;
+    EXPECT_EQ(compare({base, next, "--fail-above", "2%"}).status, 0);
+    // By the interval, cub's 1.028 to 1.032 is past 2%, not past 3%.
+    const Result interval2 = compare({base, next, "--verdict", "interval", "--fail-above", "2%"});
+    EXPECT_EQ(interval2.status, 1);
+    EXPECT_TRUE(TestSupport::contains(interval2.err, "scan cub 2^10 (")) << interval2.err;
+    EXPECT_EQ(compare({base, next, "--verdict", "interval", "--fail-above", "3%"}).status, 0);
+}
+
 TEST(Compare, ParseThreshold) {
     EXPECT_DOUBLE_EQ(Harness::parseThreshold("5%"), 0.05);
     EXPECT_DOUBLE_EQ(Harness::parseThreshold("0.05"), 0.05);
@@ -369,6 +418,8 @@ TEST(Compare, BadInputIsOneLineAndExitTwo) {
         {{pair.base, pair.next, "--fail-above", "5"}, "--fail-above: '5' would be 500%; write a percentage"},
         {{pair.base, pair.next, "--fail-above", "-5%"}, "--fail-above: '-5%' is not a threshold"},
         {{pair.base, pair.next, "--fail-above", "lots"}, "--fail-above: 'lots' is not a threshold"},
+        {{pair.base, pair.next, "--verdict", "median"}, "--verdict: 'median' is not a rule; write noise (the default) or interval"},
+        {{pair.base, pair.next, "--verdict"}, "--verdict needs a value"},
         {{pair.base, writeFile("report.md", "| size |\n")}, "NEW '" + testing::TempDir() + "compare_report.md': a report to compare is the .json or .csv"},
         {{pair.base, writeFile("cut.json", "{\"context\": {}, \"rows\": [{\"op\": \"scan\"")}, "is not a JSON report: JSON: "},
         {{pair.base, writeFile("norows.json", "{\"context\": {}}")}, "is not a sweep report: it has no \"rows\" list"},
@@ -398,6 +449,7 @@ TEST(Compare, HelpSaysWhatItDoes) {
     EXPECT_EQ(result.err, "");
     EXPECT_EQ(result.out.rfind("usage: cis565_stream_compaction compare BASE NEW", 0), 0u) << result.out;
     EXPECT_TRUE(TestSupport::contains(result.out, "--fail-above T"));
+    EXPECT_TRUE(TestSupport::contains(result.out, "--verdict RULE"));
 }
 
 // The markdown is GitHub's: a table with the header's column count on every row.

@@ -227,16 +227,28 @@ TEST(Extremes, SortOfAllEqualValues) {
     }
 }
 
+// n keys alternating high, low, high, ...: the input, and the keys sorted (the n / 2 lows,
+// then the highs).
+std::vector<int> alternating(int n, int high, int low) {
+    std::vector<int> input(static_cast<std::size_t>(n));
+    for (int i = 0; i < n; ++i) input[static_cast<std::size_t>(i)] = i % 2 == 0 ? high : low;
+    return input;
+}
+std::vector<int> alternatingSorted(int n, int high, int low) {
+    std::vector<int> sorted(static_cast<std::size_t>(n / 2), low);
+    sorted.resize(static_cast<std::size_t>(n), high);
+    return sorted;
+}
+
+// The ends of the range and the two values on either side of the sign bit.
+constexpr std::pair<int, int> kAlternatingPairs[] = {{INT_MAX, INT_MIN}, {0, -1}};
+
 // INT_MAX and INT_MIN alternating, INT_MAX first: the INT_MIN half, then the INT_MAX half
 // (one more of those for odd n). Then -1 and 0, on either side of the sign bit.
 TEST(Extremes, SortOfAlternatingValues) {
-    for (const auto &[high, low] : {std::pair<int, int>{INT_MAX, INT_MIN}, std::pair<int, int>{0, -1}}) {
+    for (const auto &[high, low] : kAlternatingPairs) {
         for (int n : kSizes) {
-            std::vector<int> input(static_cast<std::size_t>(n));
-            for (int i = 0; i < n; ++i) input[static_cast<std::size_t>(i)] = i % 2 == 0 ? high : low;
-            std::vector<int> sorted(static_cast<std::size_t>(n / 2), low);
-            sorted.resize(static_cast<std::size_t>(n), high);
-            expectEverywhere(Op::Sort, input, Predicate::nonZero(), sorted, 0);
+            expectEverywhere(Op::Sort, alternating(n, high, low), Predicate::nonZero(), alternatingSorted(n, high, low), 0);
         }
     }
 }
@@ -245,15 +257,12 @@ TEST(Extremes, SortOfAlternatingValues) {
 // each half keeps the input order of its keys, so the values (Harness::pairValue of the
 // input positions) come out odd positions first, then even ones.
 TEST(Extremes, SortPairsKeepsEqualKeysInInputOrder) {
-    for (const auto &[high, low] : {std::pair<int, int>{INT_MAX, INT_MIN}, std::pair<int, int>{0, -1}}) {
+    for (const auto &[high, low] : kAlternatingPairs) {
         for (int n : kSizes) {
-            std::vector<int> input(static_cast<std::size_t>(n));
-            for (int i = 0; i < n; ++i) input[static_cast<std::size_t>(i)] = i % 2 == 0 ? high : low;
-            std::vector<int> want(static_cast<std::size_t>(n / 2), low);
-            want.resize(static_cast<std::size_t>(n), high);
+            std::vector<int> want = alternatingSorted(n, high, low);
             for (int i = 1; i < n; i += 2) want.push_back(Harness::pairValue(i));
             for (int i = 0; i < n; i += 2) want.push_back(Harness::pairValue(i));
-            expectEverywhere(Op::SortPairs, input, Predicate::nonZero(), want, 0);
+            expectEverywhere(Op::SortPairs, alternating(n, high, low), Predicate::nonZero(), want, 0);
         }
     }
 }

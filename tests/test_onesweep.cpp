@@ -121,6 +121,13 @@ std::vector<int> sizesAround(int tile, int largest) {
 
 std::vector<int> sizes() { return sizesAround(kTile, (1 << 24) + 7); }
 
+// Every input shape, and a case's name from its shape and size ("sorted_n7681").
+const auto kAllShapes =
+    testing::Values(Shape::WholeRange, Shape::AllEqual, Shape::Sorted, Shape::Reversed, Shape::FewDistinct);
+std::string shapeAndSize(const testing::TestParamInfo<std::tuple<Shape, int>> &info) {
+    return std::string(shapeName(std::get<0>(info.param))) + "_n" + std::to_string(std::get<1>(info.param));
+}
+
 class OnesweepSort : public ::testing::TestWithParam<std::tuple<Shape, int>> {};
 
 TEST_P(OnesweepSort, MatchesStdSort) {
@@ -132,13 +139,7 @@ TEST_P(OnesweepSort, MatchesStdSort) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Sizes, OnesweepSort,
-                         testing::Combine(testing::Values(Shape::WholeRange, Shape::AllEqual, Shape::Sorted,
-                                                          Shape::Reversed, Shape::FewDistinct),
-                                          testing::ValuesIn(sizes())),
-                         [](const testing::TestParamInfo<std::tuple<Shape, int>> &info) {
-                             return std::string(shapeName(std::get<0>(info.param))) + "_n" +
-                                    std::to_string(std::get<1>(info.param));
-                         });
+                         testing::Combine(kAllShapes, testing::ValuesIn(sizes())), shapeAndSize);
 
 /** Keys per pass tile of a sort of pairs under the Hopper policy. */
 const int kPairTile = Onesweep::pairTileItems(StreamCompaction::Common::PolicyFamily::Hopper);
@@ -190,13 +191,7 @@ TEST_P(OnesweepSortPairs, MatchesAStableSort) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Sizes, OnesweepSortPairs,
-                         testing::Combine(testing::Values(Shape::WholeRange, Shape::AllEqual, Shape::Sorted,
-                                                          Shape::Reversed, Shape::FewDistinct),
-                                          testing::ValuesIn(pairSizes())),
-                         [](const testing::TestParamInfo<std::tuple<Shape, int>> &info) {
-                             return std::string(shapeName(std::get<0>(info.param))) + "_n" +
-                                    std::to_string(std::get<1>(info.param));
-                         });
+                         testing::Combine(kAllShapes, testing::ValuesIn(pairSizes())), shapeAndSize);
 
 // The scratch grows and is reused: sizes that shrink and grow again, each sorted twice.
 TEST(OnesweepSortCalls, CallsOfChangingSize) {

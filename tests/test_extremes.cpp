@@ -248,7 +248,8 @@ constexpr std::pair<int, int> kAlternatingPairs[] = {{INT_MAX, INT_MIN}, {0, -1}
 TEST(Extremes, SortOfAlternatingValues) {
     for (const auto &[high, low] : kAlternatingPairs) {
         for (int n : kSizes) {
-            expectEverywhere(Op::Sort, alternating(n, high, low), Predicate::nonZero(), alternatingSorted(n, high, low), 0);
+            expectEverywhere(Op::Sort, alternating(n, high, low), Predicate::nonZero(), alternatingSorted(n, high, low),
+                             0);
         }
     }
 }

@@ -66,12 +66,12 @@ using Common::kLastEpoch;
 enum class Mode { Scan, Compact, Partition };
 
 // The tile status of the operation's sum type (tile_status.cuh): for 32-bit sums one
-// word per tile packs epoch, flag and value; for 64-bit sums a flag word stands beside
-// the value words. Both carry the call's number (epoch), so the status array needs no
-// clearing per call.
+// word per tile packs epoch, flag and value; for 64-bit sums a 16-byte word holds the
+// epoch and flag beside the value. Both carry the call's number (epoch), so the status
+// array needs no clearing per call.
 template <typename Sum>
 using TileStatus =
-    std::conditional_t<std::is_same_v<Sum, unsigned>, Common::PackedTileStatus, Common::SplitTileStatus>;
+    std::conditional_t<std::is_same_v<Sum, unsigned>, Common::PackedTileStatus, Common::PairedTileStatus>;
 
 // A compaction's count as its caller takes it: an int for the course's API, a long long
 // for the 64-bit one.

@@ -9,15 +9,13 @@
 // predecessor is running or done: the wait cannot deadlock.
 //
 // Three status layouts share one interface (publish; load, one poll; ready; flagOf;
-// valueOf): PackedTileStatus (32-bit sums), SplitTileStatus (64-bit sums) and
+// valueOf): PackedTileStatus (32-bit sums), PairedTileStatus (64-bit sums) and
 // ClearedTileStatus (Onesweep's counts). A status in one word is published with
 // atomicExch and polled with volatile loads: on the H200 that ran the decoupled scan at
 // 94% of copy bandwidth, against 70% with cuda::atomic_ref's relaxed store and load
 // (results/h200/perf-notes.md); one word needs no ordering with other memory. An epoch
 // (the call's number) in a status makes one of an earlier call read as unpublished, so
 // those need no clearing per call. Device code only: included by .cu files.
-
-#include <cuda/atomic>
 
 #include "device_primitives.cuh"
 
@@ -52,33 +50,33 @@ struct PackedTileStatus {
     __device__ __forceinline__ Value valueOf(long long, Word w, unsigned) const { return static_cast<Value>(w); }
 };
 
-/**
- * 64-bit sums, which do not fit beside a flag in one word: three words per tile, [flag,
- * aggregate, inclusive prefix]. The value goes to its own word (each written once per
- * call), then the flag word (epoch << 2 | flag) is stored with release order; a reader
- * loads the flag with acquire order and only then the value it names. Values never sit
- * where a flag word of another call's layout could be, so a stale value never reads as
- * a flag.
- */
-struct SplitTileStatus {
+/** 64-bit sums, beside which a flag does not fit in 64 bits: 16 bytes per tile, [epoch << 2
+ * | flag, value], published by one 16-byte volatile store and polled by one 16-byte load,
+ * so flag and value travel together (as CUB's status of 8-byte sums, which relies on an
+ * aligned 16-byte access being one transaction). */
+struct PairedTileStatus {
     using Value = unsigned long long;
-    using Word = unsigned long long;
-    using Ref = cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>;
-    static constexpr int kWordsPerTile = 3;
+    using Word = ulonglong2;
+    static constexpr int kWordsPerTile = 2;
     unsigned long long *words;
     unsigned long long epoch;
 
-    __device__ __forceinline__ unsigned long long *own(long long tile) const { return words + 3 * tile; }
     __device__ __forceinline__ void publish(long long tile, unsigned flag, Value value) const {
-        own(tile)[flag] = value;
-        Ref(own(tile)[0]).store((epoch << 2) | flag, cuda::memory_order_release);
+        const unsigned long long tag = (epoch << 2) | flag;
+        asm volatile("st.volatile.global.v2.u64 [%0], {%1, %2};" ::"l"(words + 2 * tile), "l"(tag), "l"(value)
+                     : "memory");
     }
     __device__ __forceinline__ Word load(long long tile) const {
-        return Ref(own(tile)[0]).load(cuda::memory_order_acquire);
+        Word word;
+        asm volatile("ld.volatile.global.v2.u64 {%0, %1}, [%2];"
+                     : "=l"(word.x), "=l"(word.y)
+                     : "l"(words + 2 * tile)
+                     : "memory");
+        return word;
     }
-    __device__ __forceinline__ bool ready(Word word) const { return (word >> 2) == epoch; }
-    __device__ __forceinline__ unsigned flagOf(Word word) const { return static_cast<unsigned>(word & 3); }
-    __device__ __forceinline__ Value valueOf(long long tile, Word, unsigned flag) const { return own(tile)[flag]; }
+    __device__ __forceinline__ bool ready(Word word) const { return (word.x >> 2) == epoch; }
+    __device__ __forceinline__ unsigned flagOf(Word word) const { return static_cast<unsigned>(word.x & 3); }
+    __device__ __forceinline__ Value valueOf(long long, Word word, unsigned) const { return word.y; }
 };
 
 /**

@@ -48,8 +48,8 @@ struct PassPolicy {
 struct PassPolicies {
     // sm_90 (228 KiB of shared memory, 2048 threads per SM): 7680-key tiles (CUB's tile
     // for 32-bit keys: fewer, larger tiles mean fewer look-back words to clear and read)
-    // and two blocks per SM, which holds the kernel to 64 registers (12 bytes spill).
-    // The H200's measured shape.
+    // and two blocks per SM, which holds the kernel to 64 registers (no spills). The
+    // H200's measured shape; CUB's 384 x 20 measured the same (perf notes).
     using Hopper = PassPolicy<512, 15, 2>;
     // sm_80 to sm_89 (164 or 100 KiB, 2048 or 1536 threads): the same tile, two blocks
     // per SM (2 x 33 KiB of shared memory), at 64 registers without spills.
@@ -69,8 +69,8 @@ struct PassPolicies {
 // Pass policies for keys with values. A value is loaded after its key has been ranked
 // and lives in a register until it is staged, beside the key's place and its digit, so
 // fewer keys per thread keep the kernel near the register cap of two blocks per SM
-// (64 registers at 512 threads): at 12 keys ptxas spills 24 bytes for sm_90, against
-// 12 to 16 at 9 to 11 keys, a few words either way. Turing keeps its one-block shape.
+// (64 registers at 512 threads): at 12 keys ptxas spills nothing for sm_90. Turing keeps
+// its one-block shape.
 struct PairPassPolicies {
     using Hopper = PassPolicy<512, 12, 2>;
     using Ampere = Hopper;
@@ -156,26 +156,36 @@ __global__ void __launch_bounds__(kRadix) kernBucketOffsets(const unsigned *glob
 // (tile_status.cuh's threadLookBack; 4 measured best on the H200, 8 no better).
 constexpr int kLookBackWindow = 4;
 
+// The lanes whose digit has this lane's value at bit `bit`: a ballot of the bit, inverted
+// where this lane's bit is clear. In PTX so that one test of the bit sets the predicate
+// that both the ballot and the inversion read: four instructions a bit, where nvcc's
+// code for the same C++ tested the bit twice and built a select mask (seven). Every lane
+// of the warp must call it.
+__device__ __forceinline__ unsigned lanesAgreeingOnBit(unsigned digit, unsigned bit) {
+    unsigned lanes;
+    asm volatile(
+        "{\n\t.reg .pred set;\n\t"
+        "and.b32 %0, %1, %2;\n\t"
+        "setp.ne.u32 set, %0, 0;\n\t"
+        "vote.sync.ballot.b32 %0, set, 0xffffffff;\n\t"
+        "@!set not.b32 %0, %0;\n\t}"
+        : "=r"(lanes)
+        : "r"(digit), "r"(1u << bit));
+    return lanes;
+}
+
 // The lanes of the warp whose digit equals this lane's (a warp-level match): one ballot
-// per digit bit, and one that keeps keys past n (digit kRadix) apart from real keys. On
-// the H200 these nine ballots cost less than one __match_any_sync over 32 mostly distinct
-// digits (results/h200/perf-notes.md, "Where a pass's time goes"). AllReal: every lane's
-// key is before n, so the ballot that keeps keys past n apart is left out. Every lane of
+// per digit bit, and one of bit kDigitBits, which keeps keys past n (digit kRadix) apart
+// from real keys. On the H200 these ballots cost less than one __match_any_sync over 32
+// mostly distinct digits (results/h200/perf-notes.md, "Where a pass's time goes").
+// AllReal: every lane's key is before n, so the last ballot is left out. Every lane of
 // the warp must call it.
 template <bool AllReal>
 __device__ __forceinline__ unsigned lanesWithSameDigit(unsigned digit) {
-    unsigned peers = kFullMask;
-    if constexpr (!AllReal) {
-        const bool real = digit < kRadix;
-        const unsigned realLanes = __ballot_sync(kFullMask, real);
-        peers = real ? realLanes : ~realLanes;
-    }
+    constexpr int kBits = AllReal ? kDigitBits : kDigitBits + 1;
+    unsigned peers = lanesAgreeingOnBit(digit, 0);
 #pragma unroll
-    for (int bit = 0; bit < kDigitBits; ++bit) {
-        const bool set = (digit >> bit) & 1u;
-        const unsigned lanesWithBit = __ballot_sync(kFullMask, set);
-        peers &= set ? lanesWithBit : ~lanesWithBit;
-    }
+    for (int bit = 1; bit < kBits; ++bit) peers &= lanesAgreeingOnBit(digit, bit);
     return peers;
 }
 
@@ -200,14 +210,21 @@ struct PassStorage {
     unsigned tile;                       // this block's tile index, drawn from the counter
 };
 
+// Every thread clears its share of the warps' digit counters; the caller's barrier
+// follows.
+template <typename P>
+__device__ __forceinline__ void clearDigitCounts(PassStorage<P> &storage) {
+    for (int i = threadIdx.x; i < P::kWarps * kRadix; i += P::kThreads) {
+        storage.warpDigitCounts[i / kRadix][i % kRadix] = 0;
+    }
+}
+
 // Starts a pass's tile: thread 0 draws its index, every thread clears digit counters; a
 // barrier. Returns the index.
 template <typename P>
 __device__ __forceinline__ unsigned startTile(PassStorage<P> &storage, unsigned *tileCounter) {
     if (threadIdx.x == 0) storage.tile = Common::drawTileIndex(tileCounter);
-    for (int i = threadIdx.x; i < P::kWarps * kRadix; i += P::kThreads) {
-        storage.warpDigitCounts[i / kRadix][i % kRadix] = 0;
-    }
+    clearDigitCounts(storage);
     __syncthreads();
     return storage.tile;
 }
@@ -290,13 +307,16 @@ struct PassThread {
             const unsigned digit = AllReal || valid(j) ? digitOf(keys[j], shift) : kRadix;
             const unsigned peers = lanesWithSameDigit<AllReal>(digit);
             const int leader = 31 - __clz(peers);
+            // The leader adds its group to the digit's counter with a shared atomic, which
+            // returns the count before. No __syncwarp is needed before the next key: a
+            // lane reaches the next key's atomic only after this key's shuffle, which
+            // waits for this key's atomics to return, and atomics on one word are
+            // ordered.
             unsigned seen = 0;
             if (static_cast<int>(lane) == leader && (AllReal || digit < kRadix)) {
-                seen = counts[digit];
-                counts[digit] = seen + __popc(peers);
+                seen = atomicAdd(&counts[digit], static_cast<unsigned>(__popc(peers)));
             }
             rank[j] = __shfl_sync(kFullMask, seen, leader) + __popc(peers & lanesBelow);
-            __syncwarp();  // the counter's update is seen by the next j's leader
         }
     }
 
@@ -488,9 +508,7 @@ __global__ void __launch_bounds__(P::kThreads)
         if constexpr (Pairs) first.loadKeys(carried, values.in, 0u);
     }
     for (int pass = 0; pass < kPasses; ++pass) {
-        for (int i = threadIdx.x; i < P::kWarps * kRadix; i += P::kThreads) {
-            storage.warpDigitCounts[i / kRadix][i % kRadix] = 0;
-        }
+        clearDigitCounts(storage);
         __syncthreads();
         const PassThread<P> tile(n, pass * kDigitBits, storage, 0);
         unsigned place[P::kItems];

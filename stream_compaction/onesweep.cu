@@ -49,18 +49,19 @@ struct PassPolicies {
     // sm_90 (228 KiB of shared memory, 2048 threads per SM): 7680-key tiles (CUB's tile
     // for 32-bit keys: fewer, larger tiles mean fewer look-back words to clear and read)
     // and two blocks per SM, which holds the kernel to 64 registers (no spills). The
-    // H200's measured shape; CUB's 384 x 20 measured the same (perf notes).
+    // H200's measured shape; CUB's 384 x 20 measured a tie at 2^28 and 2% slower at 2^24
+    // (perf notes).
     using Hopper = PassPolicy<512, 15, 2>;
     // sm_80 to sm_89 (164 or 100 KiB, 2048 or 1536 threads): the same tile, two blocks
     // per SM (2 x 33 KiB of shared memory), at 64 registers without spills.
     using Ampere = Hopper;
     // sm_75 (64 KiB, 1024 threads): two of Hopper's 33 KiB blocks do not fit, so the
     // register cap for a second block buys nothing (one block, 512 threads); half the
-    // tile (256 threads, 18 KiB, 79 registers without a cap) fits three blocks (768
+    // tile (256 threads, 18 KiB, 61 registers without a cap) fits three blocks (768
     // threads).
     using Turing = PassPolicy<256, 15, 0>;
     // sm_120 (100 KiB, 1536 threads): at two blocks per SM Hopper's tile spills 32
-    // bytes, and without the cap it takes 94 registers, one block per SM; 13 keys a
+    // bytes, and without the cap it takes 88 registers, one block per SM; 13 keys a
     // thread (6656-key tiles, 29 KiB) fit two blocks (1024 threads) in 64 registers
     // without spills.
     using Blackwell = PassPolicy<512, 13, 2>;
@@ -157,11 +158,18 @@ __global__ void __launch_bounds__(kRadix) kernBucketOffsets(const unsigned *glob
 constexpr int kLookBackWindow = 4;
 
 // The lanes whose digit has this lane's value at bit `bit`: a ballot of the bit, inverted
-// where this lane's bit is clear. In PTX so that one test of the bit sets the predicate
-// that both the ballot and the inversion read: four instructions a bit, where nvcc's
-// code for the same C++ tested the bit twice and built a select mask (seven). Every lane
-// of the warp must call it.
+// where this lane's bit is clear. Every lane of the warp must call it. In PTX so that one
+// test of the bit sets the predicate that both the ballot and the inversion read: four
+// PTX instructions a bit (ptxas then sets several bits' predicates with one R2P), where
+// nvcc's code for the C++ below tested the bit twice and built a select mask (seven SASS
+// instructions). For Blackwell (sm_100 on) the C++ form stays: CUDA 13.0's ptxas stops
+// on the PTX form there ("Register allocation failed").
 __device__ __forceinline__ unsigned lanesAgreeingOnBit(unsigned digit, unsigned bit) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 1000
+    const bool set = (digit >> bit) & 1u;
+    const unsigned lanes = __ballot_sync(kFullMask, set);
+    return set ? lanes : ~lanes;
+#else
     unsigned lanes;
     asm volatile(
         "{\n\t.reg .pred set;\n\t"
@@ -172,6 +180,7 @@ __device__ __forceinline__ unsigned lanesAgreeingOnBit(unsigned digit, unsigned 
         : "=r"(lanes)
         : "r"(digit), "r"(1u << bit));
     return lanes;
+#endif
 }
 
 // The lanes of the warp whose digit equals this lane's (a warp-level match): one ballot
@@ -308,10 +317,11 @@ struct PassThread {
             const unsigned peers = lanesWithSameDigit<AllReal>(digit);
             const int leader = 31 - __clz(peers);
             // The leader adds its group to the digit's counter with a shared atomic, which
-            // returns the count before. No __syncwarp is needed before the next key: a
-            // lane reaches the next key's atomic only after this key's shuffle, which
-            // waits for this key's atomics to return, and atomics on one word are
-            // ordered.
+            // returns the count before. No __syncwarp comes before the next key: a lane
+            // reaches the next key's atomic only after this key's shuffle, which waits for
+            // the leaders' atomics to return, so the next key's atomics run after these.
+            // That rests on the order of execution, as CUB's ranking does; the sort-pairs
+            // stability tests and the stress run check it.
             unsigned seen = 0;
             if (static_cast<int>(lane) == leader && (AllReal || digit < kRadix)) {
                 seen = atomicAdd(&counts[digit], static_cast<unsigned>(__popc(peers)));

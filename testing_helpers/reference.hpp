@@ -86,6 +86,14 @@ void inParallel(std::size_t count, const Task &task) {
     for (std::thread &worker : workers) worker.join();
 }
 
+/** body(i) for every i in [0, n), `threads` contiguous shares side by side. */
+template <typename Body>
+void forEachInParallel(std::size_t n, unsigned threads, const Body &body) {
+    inParallel(threads, [&](std::size_t t) {
+        for (std::size_t i = shareStart(n, threads, t); i < shareStart(n, threads, t + 1); ++i) body(i);
+    });
+}
+
 /**
  * Sorts data[0, n) by `less`: below `threshold` elements with std::sort; otherwise `threads`
  * threads std::sort a contiguous chunk each, then adjacent runs of chunks are merged
@@ -146,19 +154,15 @@ inline std::vector<int> sortPairs(const std::vector<int> &pairs, std::size_t thr
         // as (key, position) does, so any sort of them is the stable sort, in 8 bytes a pair.
         constexpr std::uint32_t kSignBit = 0x80000000u;
         const std::unique_ptr<std::uint64_t[]> words(new std::uint64_t[n]);  // not zeroed first
-        inParallel(threads, [&](std::size_t t) {
-            for (std::size_t i = shareStart(n, threads, t); i < shareStart(n, threads, t + 1); ++i) {
-                words[i] = (std::uint64_t{static_cast<std::uint32_t>(pairs[i]) ^ kSignBit} << 32) | i;
-            }
+        forEachInParallel(n, threads, [&](std::size_t i) {
+            words[i] = (std::uint64_t{static_cast<std::uint32_t>(pairs[i]) ^ kSignBit} << 32) | i;
         });
         sortInChunks(words.get(), n, std::less<std::uint64_t>(), threshold, threads);
         // The keys come back from the words; the values are gathered by position.
         std::vector<int> sorted(2 * n);
-        inParallel(threads, [&](std::size_t t) {
-            for (std::size_t i = shareStart(n, threads, t); i < shareStart(n, threads, t + 1); ++i) {
-                sorted[i] = static_cast<int>(static_cast<std::uint32_t>(words[i] >> 32) ^ kSignBit);
-                sorted[n + i] = pairs[n + (words[i] & 0xffffffffu)];
-            }
+        forEachInParallel(n, threads, [&](std::size_t i) {
+            sorted[i] = static_cast<int>(static_cast<std::uint32_t>(words[i] >> 32) ^ kSignBit);
+            sorted[n + i] = pairs[n + (words[i] & 0xffffffffu)];
         });
         return sorted;
     }

@@ -57,13 +57,13 @@ struct PassPolicies {
     using Ampere = Hopper;
     // sm_75 (64 KiB, 1024 threads): two of Hopper's 33 KiB blocks do not fit, so the
     // register cap for a second block buys nothing (one block, 512 threads); half the
-    // tile (256 threads, 18 KiB, 61 registers without a cap) fits three blocks (768
-    // threads).
+    // tile (256 threads, 18 KiB, 79 registers without a cap) fits three blocks (768
+    // threads, 61,440 of the 65,536 registers).
     using Turing = PassPolicy<256, 15, 0>;
-    // sm_120 (100 KiB, 1536 threads): at two blocks per SM Hopper's tile spills 32
-    // bytes, and without the cap it takes 88 registers, one block per SM; 13 keys a
-    // thread (6656-key tiles, 29 KiB) fit two blocks (1024 threads) in 64 registers
-    // without spills.
+    // sm_120 (100 KiB, 1536 threads): 13 keys a thread (6656-key tiles, 29 KiB) fit two
+    // blocks (1024 threads) in 64 registers without spills, with shared memory to spare.
+    // Hopper's tile compiles there at two blocks without spills as well; neither shape
+    // has been timed on a Blackwell GPU.
     using Blackwell = PassPolicy<512, 13, 2>;
 };
 
@@ -184,19 +184,20 @@ __device__ __forceinline__ unsigned lanesAgreeingOnBit(unsigned digit, unsigned 
 }
 
 // The lanes of the warp whose digit equals this lane's (a warp-level match): one ballot
-// per digit bit, and one of bit kDigitBits, which keeps keys past n (digit kRadix) apart
-// from real keys. On the H200 these ballots cost less than one __match_any_sync over 32
+// per digit bit. On the H200 these ballots cost less than one __match_any_sync over 32
 // mostly distinct digits (results/h200/perf-notes.md, "Where a pass's time goes").
-// AllReal: every lane's key is before n, so the last ballot is left out. Every lane of
-// the warp must call it.
-template <bool AllReal>
+// Every lane of the warp must call it.
 __device__ __forceinline__ unsigned lanesWithSameDigit(unsigned digit) {
-    constexpr int kBits = AllReal ? kDigitBits : kDigitBits + 1;
     unsigned peers = lanesAgreeingOnBit(digit, 0);
 #pragma unroll
-    for (int bit = 1; bit < kBits; ++bit) peers &= lanesAgreeingOnBit(digit, bit);
+    for (int bit = 1; bit < kDigitBits; ++bit) peers &= lanesAgreeingOnBit(digit, bit);
     return peers;
 }
+
+// What a thread holds in place of a key past n (in the last tile): every digit is the
+// largest, so the stable ranking puts it after every key of the tile, at the end of the
+// staging area, and no warp needs to test which of its keys are real to rank them.
+constexpr unsigned kPastEnd = ~0u;
 
 // A pass's shared memory. The warps' digit counters are dead once every key knows its
 // place in the tile, and the staged keys reuse their space.
@@ -240,9 +241,10 @@ __device__ __forceinline__ unsigned startTile(PassStorage<P> &storage, unsigned 
 
 // One thread's part of a pass over one tile: key j of lane l of warp w is key
 // w * kWarpItems + j * 32 + l of the tile, so that every load of a warp reads 128
-// contiguous bytes. Keys past n (in the last tile) are neither counted, staged nor
-// written. Digit d's status is in column d of the pass's look-back words. P is the pass's
-// policy.
+// contiguous bytes. Keys past n (in the last tile) are kPastEnd: ranked, counted and
+// staged with the others, after them, and not written. Only loads and stores test for
+// them, and only in a tile that has them. Digit
+// d's status is in column d of the pass's look-back words. P is the pass's policy.
 template <typename P>
 struct PassThread {
     static constexpr int kThreads = P::kThreads;
@@ -277,19 +279,25 @@ struct PassThread {
     __device__ __forceinline__ bool valid(int j) const { return j * 32 + static_cast<int>(lane) < warpValid; }
 
     // Loads the thread's keys (or values) from global memory, flipping `flip` (the sign
-    // bit of the keys in the first pass).
+    // bit of the keys in the first pass); kPastEnd past n.
     __device__ __forceinline__ void loadKeys(unsigned (&keys)[kItems], const unsigned *keysIn, unsigned flip) const {
         const unsigned *warpKeys = keysIn + tileBase + static_cast<long long>(warp) * kWarpItems;
+        if (warpValid == kWarpItems) {
 #pragma unroll
-        for (int j = 0; j < kItems; ++j) keys[j] = valid(j) ? __ldg(warpKeys + j * 32 + lane) ^ flip : 0u;
+            for (int j = 0; j < kItems; ++j) keys[j] = __ldg(warpKeys + j * 32 + lane) ^ flip;
+        } else {
+#pragma unroll
+            for (int j = 0; j < kItems; ++j) keys[j] = valid(j) ? __ldg(warpKeys + j * 32 + lane) ^ flip : kPastEnd;
+        }
     }
 
     // Loads the thread's items from the staging area, in the layout loadKeys reads them:
-    // a one-tile sort's next pass takes the keys in the order this pass staged them.
+    // a one-tile sort's next pass takes the keys in the order this pass staged them, the
+    // keys past n (staged last) included.
     __device__ __forceinline__ void loadStaged(unsigned (&items)[kItems]) const {
         const unsigned *warpItems = storage.stagedKeys + warp * kWarpItems;
 #pragma unroll
-        for (int j = 0; j < kItems; ++j) items[j] = valid(j) ? warpItems[j * 32 + lane] : 0u;
+        for (int j = 0; j < kItems; ++j) items[j] = warpItems[j * 32 + lane];
     }
 
     // Ranks the keys within the warp (warp-level multisplit): for each j,
@@ -297,24 +305,16 @@ struct PassThread {
     // lane adds the group's size to the warp's counter for that digit, and a key's rank
     // is the counter before that plus the lanes of its group below its own. Keys are
     // visited in input order (j, then lane), so equal digits keep their input order: the
-    // ranking is stable. Keys past n take the digit kRadix, which no real key has, and
-    // are left out of the counts. Ends with a barrier: the counters are complete.
+    // ranking is stable, and the keys past n, last in that order, rank last. No branch
+    // depends on the keys, so the compiler knows the warp to be converged at every ballot
+    // and shuffle. Ends with a barrier: the counters are complete.
     __device__ __forceinline__ void rankKeys(const unsigned (&keys)[kItems], unsigned (&rank)[kItems]) const {
-        // A warp whose keys are all before n (every warp but the last tile's last ones)
-        // ranks without the validity ballot: eight ballots a batch instead of nine.
-        if (warpValid == kWarpItems) rankWarp<true>(keys, rank);
-        else rankWarp<false>(keys, rank);
-        __syncthreads();
-    }
-
-    template <bool AllReal>
-    __device__ __forceinline__ void rankWarp(const unsigned (&keys)[kItems], unsigned (&rank)[kItems]) const {
         unsigned *counts = storage.warpDigitCounts[warp];
         const unsigned lanesBelow = (1u << lane) - 1;
 #pragma unroll
         for (int j = 0; j < kItems; ++j) {
-            const unsigned digit = AllReal || valid(j) ? digitOf(keys[j], shift) : kRadix;
-            const unsigned peers = lanesWithSameDigit<AllReal>(digit);
+            const unsigned digit = digitOf(keys[j], shift);
+            const unsigned peers = lanesWithSameDigit(digit);
             const int leader = 31 - __clz(peers);
             // The leader adds its group to the digit's counter with a shared atomic, which
             // returns the count before. No __syncwarp comes before the next key: a lane
@@ -323,16 +323,17 @@ struct PassThread {
             // That rests on the order of execution, as CUB's ranking does; the sort-pairs
             // stability tests and the stress run check it.
             unsigned seen = 0;
-            if (static_cast<int>(lane) == leader && (AllReal || digit < kRadix)) {
-                seen = atomicAdd(&counts[digit], static_cast<unsigned>(__popc(peers)));
-            }
+            if (static_cast<int>(lane) == leader) seen = atomicAdd(&counts[digit], static_cast<unsigned>(__popc(peers)));
             rank[j] = __shfl_sync(kFullMask, seen, leader) + __popc(peers & lanesBelow);
         }
+        __syncthreads();
     }
 
     // Digit threads: adds up the digit's counters over the warps, turning them into each
     // warp's offset within the digit's run. Returns the tile's count of the digit; 0 for
-    // the other threads.
+    // the other threads. In the last tile the largest digit's count includes the keys
+    // past n, and nothing reads it: no tile looks back at the last one, and a digit's run
+    // starts after the smaller digits' keys alone.
     __device__ __forceinline__ unsigned countDigit() const {
         unsigned tileCount = 0;
         if (digitThread) {
@@ -374,22 +375,18 @@ struct PassThread {
     __device__ __forceinline__ void stageKeys(const unsigned (&keys)[kItems], unsigned (&place)[kItems]) const {
 #pragma unroll
         for (int j = 0; j < kItems; ++j) {
-            if (valid(j)) {
-                const unsigned digit = digitOf(keys[j], shift);
-                place[j] += storage.tileDigitStart[digit] + storage.warpDigitCounts[warp][digit];
-            }
+            const unsigned digit = digitOf(keys[j], shift);
+            place[j] += storage.tileDigitStart[digit] + storage.warpDigitCounts[warp][digit];
         }
         __syncthreads();  // every counter is read: their space becomes the staging area
         stage(keys, place);
     }
 
     // Writes each item to its staged index: a key's, or its value's after the keys have
-    // left the staging area.
+    // left the staging area. The items past n fill the staging area's end.
     __device__ __forceinline__ void stage(const unsigned (&items)[kItems], const unsigned (&place)[kItems]) const {
 #pragma unroll
-        for (int j = 0; j < kItems; ++j) {
-            if (valid(j)) storage.stagedKeys[place[j]] = items[j];
-        }
+        for (int j = 0; j < kItems; ++j) storage.stagedKeys[place[j]] = items[j];
     }
 
     // Digit threads: look back for how many keys of the digit the earlier tiles hold,
@@ -415,41 +412,44 @@ struct PassThread {
         return tileRemaining >= kTileItems ? kTileItems : static_cast<int>(tileRemaining);
     }
 
-    // Thread t writes staged keys t, t + kThreads, ..., so that consecutive threads write
+    // Calls write(j, s) for the thread's staged items s = j * kThreads + threadIdx.x
+    // before n, so that consecutive threads take consecutive staged items. A whole tile
+    // (every tile but the last) does not test s.
+    template <typename Write>
+    __device__ __forceinline__ void forEachStaged(Write write) const {
+        const int valid = tileValid();
+        if (valid == kTileItems) {
+#pragma unroll
+            for (int j = 0; j < kItems; ++j) write(j, j * kThreads + static_cast<int>(threadIdx.x));
+        } else {
+#pragma unroll
+            for (int j = 0; j < kItems; ++j) {
+                const int s = j * kThreads + static_cast<int>(threadIdx.x);
+                if (s < valid) write(j, s);
+            }
+        }
+    }
+
+    // Writes each staged key to its place in the output, consecutive threads to
     // consecutive addresses within each digit's run; the last pass flips `flip` back.
     // Each key's digit is left in `digits`, for its value's scatter.
     __device__ __forceinline__ void scatterKeys(unsigned *keysOut, unsigned flip, unsigned (&digits)[kItems]) const {
-        const int valid = tileValid();
-#pragma unroll
-        for (int j = 0; j < kItems; ++j) {
-            const int s = j * kThreads + static_cast<int>(threadIdx.x);
-            if (s < valid) {
-                const unsigned key = storage.stagedKeys[s];
-                digits[j] = digitOf(key, shift);
-                keysOut[storage.digitDestination[digits[j]] + s] = key ^ flip;
-            }
-        }
+        forEachStaged([&](int j, int s) {
+            const unsigned key = storage.stagedKeys[s];
+            digits[j] = digitOf(key, shift);
+            keysOut[storage.digitDestination[digits[j]] + s] = key ^ flip;
+        });
     }
 
     // The values' scatter, once they are staged where their keys were: staged value s goes
     // where staged key s went.
     __device__ __forceinline__ void scatterValues(unsigned *valuesOut, const unsigned (&digits)[kItems]) const {
-        const int valid = tileValid();
-#pragma unroll
-        for (int j = 0; j < kItems; ++j) {
-            const int s = j * kThreads + static_cast<int>(threadIdx.x);
-            if (s < valid) valuesOut[storage.digitDestination[digits[j]] + s] = storage.stagedKeys[s];
-        }
+        forEachStaged([&](int j, int s) { valuesOut[storage.digitDestination[digits[j]] + s] = storage.stagedKeys[s]; });
     }
 
     // A one-tile sort's last pass: staged item s is output s, flipped by `flip`.
     __device__ __forceinline__ void storeStaged(unsigned *out, unsigned flip) const {
-        const int valid = tileValid();
-#pragma unroll
-        for (int j = 0; j < kItems; ++j) {
-            const int s = j * kThreads + static_cast<int>(threadIdx.x);
-            if (s < valid) out[s] = storage.stagedKeys[s] ^ flip;
-        }
+        forEachStaged([&](int, int s) { out[s] = storage.stagedKeys[s] ^ flip; });
     }
 };
 

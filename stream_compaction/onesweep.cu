@@ -305,9 +305,10 @@ struct PassThread {
     // lane adds the group's size to the warp's counter for that digit, and a key's rank
     // is the counter before that plus the lanes of its group below its own. Keys are
     // visited in input order (j, then lane), so equal digits keep their input order: the
-    // ranking is stable, and the keys past n, last in that order, rank last. No branch
-    // depends on the keys, so the compiler knows the warp to be converged at every ballot
-    // and shuffle. Ends with a barrier: the counters are complete.
+    // ranking is stable, and the keys past n, last in that order, rank last. Every warp
+    // runs this one loop, inside no branch that could split it, so the compiler knows the
+    // warp converged at each ballot and shuffle and adds no divergence checks. Ends with
+    // a barrier: the counters are complete.
     __device__ __forceinline__ void rankKeys(const unsigned (&keys)[kItems], unsigned (&rank)[kItems]) const {
         unsigned *counts = storage.warpDigitCounts[warp];
         const unsigned lanesBelow = (1u << lane) - 1;

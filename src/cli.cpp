@@ -397,9 +397,12 @@ std::string samplingText(const Options &o) {
                    : fmt::format("median of calls until the noise is at most {:g}% (at least {} calls and {:g} ms, at "
                                  "most {:g} s)",
                                  o.maxNoise * 100, o.minSamples, o.minTimeMs, o.maxTimeMs / 1000);
-    return fmt::format("{} after {} untimed; GPU: L2 {}, {}", calls, o.warmup,
+    const std::string rounds =
+        o.rounds > 1 ? fmt::format("; {} rounds, buffers allocated again for each, their calls pooled", o.rounds) : "";
+    return fmt::format("{} after {} untimed; GPU: L2 {}, {}{}", calls, o.warmup,
                        o.hot ? "left warm (--hot)" : "flushed before each",
-                       o.blockingKernel ? "launch time out (blocking kernel)" : "launch time in (--no-blocking-kernel)");
+                       o.blockingKernel ? "launch time out (blocking kernel)" : "launch time in (--no-blocking-kernel)",
+                       rounds);
 }
 
 std::string formatSize(long long n) {
@@ -418,7 +421,7 @@ constexpr const char *kGradeGroup = "Grading a course submission (make run STUDE
 // conversion would read "010" as octal 8).
 struct RawText {
     std::string size, blockSize, seed, reps, warmup, sizes, blockSizes, keep, format;
-    std::string minSamples, minTime, maxNoise, maxTime;
+    std::string minSamples, minTime, maxNoise, maxTime, rounds;
     std::vector<std::string> ops;
 };
 
@@ -499,6 +502,16 @@ std::vector<CLI::Option *> addSweepOptions(CLI::App &app, Options &options, RawT
                    "What compact and partition keep of their inputs (the course's values 0 to 3): nonzero "
                    "(default), mod:K (multiples of K, K not 0) or gt:T (values above T)",
                    kSweepGroup, "PREDICATE", [](const std::string &text) { parsePredicate(text); }));
+    sweepFlags.push_back(addChecked(
+        app, "--rounds", raw.rounds,
+        "Measure every input N times, its cells' buffers allocated again for each round; a figure pools the "
+        "rounds' calls, and round_spread_pct is the spread of the rounds' medians (default 1)",
+        kSweepGroup, "N", [](const std::string &text) {
+            const int count = parseCount(text);
+            if (count < 1 || count > 100) {
+                throw std::invalid_argument(fmt::format("'{}' is not a count of rounds; use 1 to 100", text));
+            }
+        }));
     // Two flags, not CLI11's "--npot,!--no-npot", so that both together can be refused
     // and --help shows no "{false}".
     sweepFlags.push_back(
@@ -547,6 +560,7 @@ std::string finish(const RawText &raw, Options &options) {
     if (!raw.minTime.empty()) options.minTimeMs = parseTimeMs(raw.minTime);
     if (!raw.maxNoise.empty()) options.maxNoise = parseNoise(raw.maxNoise);
     if (!raw.maxTime.empty()) options.maxTimeMs = parseTimeMs(raw.maxTime);
+    if (!raw.rounds.empty()) options.rounds = parseCount(raw.rounds);
     // The course's test sequence prints one figure per test, about forty of them: half a
     // second each keeps the default run short.
     if (raw.maxTime.empty() && !options.sweep && !options.grade) options.maxTimeMs = kCourseMaxTimeMs;
@@ -638,7 +652,9 @@ int parseCommandLine(int argc, const char *const *argv, Options &options) {
                      "SIZE and SIZE - 3 and on edge cases, one call each on a poisoned output, as a table of cases x "
                      "functions (--format and --output take it; --backends picks its student-* columns)")
             ->group(kGradeGroup);
-    for (const char *sweepOnly : {"--sizes", "--block-sizes", "--ops", "--keep", "--npot"}) grade->excludes(sweepOnly);
+    for (const char *sweepOnly : {"--sizes", "--block-sizes", "--ops", "--keep", "--npot", "--rounds"}) {
+        grade->excludes(sweepOnly);
+    }
 
     std::string problem = unknownFlag(app, argc, argv);
     if (problem.empty()) {

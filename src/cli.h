@@ -27,6 +27,10 @@ struct Options {
     bool hot = false;              // leave the L2 cache as the last call left it (default: flushed)
     bool blockingKernel = true;    // hold the stream while a call is enqueued
     bool interleave = true;        // a sweep's back ends take turns, call by call, within a size
+    // A sweep measures each input this many times, its cells' buffers (and the back ends'
+    // cached device memory) freed and allocated again for each round; a cell's figures
+    // pool the rounds' calls, and its row gives the spread of the rounds' medians.
+    int rounds = 1;
 
     // A sweep runs instead of the course sequence when any sweep or report flag is given;
     // --grade runs the grade (grade.h) instead of either.

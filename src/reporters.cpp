@@ -162,6 +162,8 @@ std::vector<Field> rowFields(const Row &r) {
         {"min_ms", "min, ms", ms(r.timing.minMs)},
         {"max_ms", "max, ms", ms(r.timing.maxMs)},
         {"samples", "timed calls", static_cast<long long>(r.timing.samples)},
+        {"round_spread_pct", "spread of the rounds' medians, %",
+         r.roundSpread ? Value(100 * *r.roundSpread) : Value()},
         {"timed", "how the calls were timed", timedText(r)},
         {"launch_bound", "launch-bound", r.launchBound},
         {"interleaved", "interleaved", r.interleaved},

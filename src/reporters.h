@@ -78,6 +78,9 @@ struct Row {
     std::optional<Interval> copyFractionRange;
     std::optional<Interval> speedupVsCpuRange;
     std::optional<Interval> speedupVsCubRange;
+    // --rounds > 1: the spread of the rounds' medians, the largest over the smallest less 1
+    // (PooledRounds); the other figures pool every round's calls.
+    std::optional<double> roundSpread;
     bool launchBound = false;  // within 1.5x of the back end's empty-call time: launch overhead, not work
     bool interleaved = false;  // its calls took turns with the other back ends' of the same input
     // The GPU's state (NVML, gpu_state.h) after the cell's last call, and whether a clock

@@ -220,6 +220,7 @@ public:
             run.timing.note = implementationTimerNote(times, initialReading_);
             std::erase_if(times, [](double ms) { return std::isnan(ms); });
         }
+        run.timing.samplesMs = times;
         static_cast<Statistics &>(run.timing) = summarize(std::move(times));
         run.timing.cold = onDevice_ && settings_.cold;
         run.timing.held = hold_;

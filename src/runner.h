@@ -25,6 +25,7 @@ struct Timing : Statistics {
     bool synchronizes = false;   // a GPU call that waits for the device: a host synchronisation is in it
     bool outOfTime = false;      // sampling stopped at maxTimeMs before the noise was known
     bool byImplementation = false;  // the readings are a course submission's own timer's
+    std::vector<double> samplesMs = {};  // the timed calls' readings, in call order (numbers only)
 };
 
 /**

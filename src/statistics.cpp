@@ -24,6 +24,22 @@ Statistics summarize(std::vector<double> ms) {
     return s;
 }
 
+PooledRounds poolRounds(const std::vector<std::vector<double>> &rounds) {
+    PooledRounds pooled;
+    std::vector<double> all;
+    double lowest = 0, highest = 0;
+    for (const std::vector<double> &round : rounds) {
+        if (round.empty()) continue;
+        const double median = summarize(round).medianMs;
+        lowest = all.empty() ? median : std::min(lowest, median);
+        highest = all.empty() ? median : std::max(highest, median);
+        all.insert(all.end(), round.begin(), round.end());
+    }
+    pooled.all = summarize(std::move(all));
+    pooled.medianSpread = lowest > 0 ? highest / lowest - 1 : 0;
+    return pooled;
+}
+
 void RunningNoise::add(double ms) {
     ++samples_;
     const double delta = ms - mean_;

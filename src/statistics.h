@@ -23,6 +23,17 @@ struct Statistics {
 Statistics summarize(std::vector<double> ms);
 
 /**
+ * A cell measured in several rounds (--rounds), each on freshly allocated buffers: the
+ * summary of every round's samples together, and how far the rounds' medians spread,
+ * the largest over the smallest less 1 (0.05 is 5%; 0 for one round or none).
+ */
+struct PooledRounds {
+    Statistics all;
+    double medianSpread = 0;
+};
+PooledRounds poolRounds(const std::vector<std::vector<double>> &rounds);
+
+/**
  * The count, mean and noise of samples as they arrive (Welford's update), so that a
  * stopping rule asked after every sample does not summarize them all again.
  */

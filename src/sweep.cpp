@@ -422,9 +422,12 @@ private:
     // The CPU first, once; then the GPU back ends with fixed tile shapes, once, the
     // reference first; then those that run at the block size, at every block size. The
     // cells take turns call by call (interleaved) when --interleave and the GPU cells'
-    // buffers fit in GPU memory together; else each runs alone. Rows are reported in the
-    // plan's order once every cell of the input is done, with the speed-ups over the
-    // CPU's and the reference's medians of the same input.
+    // buffers fit in GPU memory together; else each runs alone. With --rounds, all of that
+    // is done once a round, every cell's buffers and the back ends' cached device memory
+    // allocated again for each; a cell's row pools its rounds' calls (poolRounds), and a
+    // cell whose output fails in a round is reported from that round. Rows are reported
+    // in the plan's order once every cell of the input is done, with the speed-ups over
+    // the CPU's and the reference's medians of the same input.
     void runCase(const Case &c, const std::vector<const Backend *> &backends, const std::string &label) {
         std::vector<Planned> plan;
         for (const Backend *backend : backends) {
@@ -466,6 +469,9 @@ private:
             }
             return false;
         };
+        const int rounds = options_.rounds;
+        int round = 0;
+        std::vector<std::vector<std::vector<double>>> roundSamples(plan.size());  // per cell, per round
         const auto start = [&](std::size_t i) {
             if (rows[i].status != Row::Status::Passed || stopSignal) return false;
             if (!cellSkipReason(*plan[i].backend, c.op, rows[i].size).empty()) {
@@ -473,51 +479,70 @@ private:
                 rows[i].note = cellSkipReason(*plan[i].backend, c.op, rows[i].size);
                 return false;
             }
-            if (plan[i].backend->onGpu) before[i] = readGpuState();
+            if (plan[i].backend->onGpu && round == 0) before[i] = readGpuState();
             return attempt(i, [&] {
                 cells[i] = std::make_unique<Measurement>(*plan[i].backend, c.op, c.input, settings_);
                 cells[i]->warmUp();
             });
         };
+        // A round's end for cell i: its row is complete after the last round, or after a
+        // round whose output failed; before that, its samples wait for the next round's.
         const auto finish = [&](std::size_t i) {
             attempt(i, [&] {
-                const Run result = cells[i]->finish();
+                Run result = cells[i]->finish();
                 cells[i].reset();
+                if (rounds > 1) {
+                    roundSamples[i].push_back(result.timing.samplesMs);
+                    if (round + 1 < rounds && verify(c.op, result, c.want).passed()) return;
+                    const PooledRounds pooled = poolRounds(roundSamples[i]);
+                    static_cast<Statistics &>(result.timing) = pooled.all;
+                    rows[i].roundSpread = pooled.medianSpread;
+                }
                 completeRow(rows[i], *plan[i].backend, c, result, together);
+                if (rounds > 1 && rows[i].status == Row::Status::Passed) {
+                    rows[i].note = joinNotes(rows[i].note, fmt::format("{} rounds: medians {:.1f}% apart",
+                                                                       roundSamples[i].size(),
+                                                                       100 * *rows[i].roundSpread));
+                }
                 if (plan[i].backend->onGpu) noteGpuState(rows[i], together ? before.front() : before[i]);
             });
         };
-        if (together) {
-            before.front() = readGpuState();
-            for (std::size_t i = 0; i < plan.size(); ++i) {
-                progress_.show(done_ + static_cast<long long>(i) + 1, "warming up " + cellLabel(i));
-                start(i);
-            }
-            progress_.show(done_ + 1, fmt::format("{}: {} cells taking turns", label, plan.size()));
-            for (bool more = true; more && !stopSignal;) {
-                more = false;
+        for (; round < rounds && !stopSignal; ++round) {
+            const std::string roundLabel = rounds > 1 ? fmt::format(", round {} of {}", round + 1, rounds) : "";
+            if (together) {
+                const bool anyGpu = std::any_of(plan.begin(), plan.end(), [](const Planned &p) { return p.backend->onGpu; });
+                if (round == 0) before.front() = readGpuState();
+                else if (anyGpu) Common::releaseWorkspaces();  // allocated again by this round's warm-ups
                 for (std::size_t i = 0; i < plan.size(); ++i) {
-                    if (!cells[i] || cells[i]->done()) continue;
-                    more = attempt(i, [&] { cells[i]->sample(); }) || more;
+                    progress_.show(done_ + static_cast<long long>(i) + 1, "warming up " + cellLabel(i) + roundLabel);
+                    start(i);
                 }
-            }
-            for (std::size_t i = 0; i < plan.size(); ++i) {
-                if (cells[i]) finish(i);
-            }
-        } else {
-            for (std::size_t i = 0; i < plan.size(); ++i) {
-                progress_.show(done_ + static_cast<long long>(i) + 1, cellLabel(i));
-                if (plan[i].backend->onGpu) Common::releaseWorkspaces();  // the previous cell's cached device memory
-                if (plan[i].backend->onGpu && rows[i].status == Row::Status::Passed) {
-                    rows[i].note = shortfall(cellDeviceBytes(rows[i].size, describe(rows[i].op).pairs),
-                                             Common::freeDeviceMemory(), "GPU");
-                    if (!rows[i].note.empty()) rows[i].status = Row::Status::Skipped;
+                progress_.show(done_ + 1, fmt::format("{}: {} cells taking turns{}", label, plan.size(), roundLabel));
+                for (bool more = true; more && !stopSignal;) {
+                    more = false;
+                    for (std::size_t i = 0; i < plan.size(); ++i) {
+                        if (!cells[i] || cells[i]->done()) continue;
+                        more = attempt(i, [&] { cells[i]->sample(); }) || more;
+                    }
                 }
-                if (!start(i)) continue;
-                while (!stopSignal && !cells[i]->done()) {
-                    if (!attempt(i, [&] { cells[i]->sample(); })) break;
+                for (std::size_t i = 0; i < plan.size(); ++i) {
+                    if (cells[i]) finish(i);
                 }
-                if (cells[i]) finish(i);
+            } else {
+                for (std::size_t i = 0; i < plan.size(); ++i) {
+                    progress_.show(done_ + static_cast<long long>(i) + 1, cellLabel(i) + roundLabel);
+                    if (plan[i].backend->onGpu) Common::releaseWorkspaces();  // the previous cell's cached device memory
+                    if (plan[i].backend->onGpu && rows[i].status == Row::Status::Passed) {
+                        rows[i].note = shortfall(cellDeviceBytes(rows[i].size, describe(rows[i].op).pairs),
+                                                 Common::freeDeviceMemory(), "GPU");
+                        if (!rows[i].note.empty()) rows[i].status = Row::Status::Skipped;
+                    }
+                    if (!start(i)) continue;
+                    while (!stopSignal && !cells[i]->done()) {
+                        if (!attempt(i, [&] { cells[i]->sample(); })) break;
+                    }
+                    if (cells[i]) finish(i);
+                }
             }
         }
         done_ += static_cast<long long>(plan.size());

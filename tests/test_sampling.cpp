@@ -149,6 +149,24 @@ TEST(Statistics, SummaryByHand) {
     EXPECT_EQ(summarize({}).samples, 0);
 }
 
+// Rounds {1, 2, 3}, {4, 6} and {} (a round with no readings): medians 2 and 5, so the
+// medians spread 5 / 2 - 1 = 1.5; the pool is the five readings together, median 3.
+TEST(Statistics, PooledRoundsByHand) {
+    const PooledRounds pooled = poolRounds({{3, 1, 2}, {6, 4}, {}});
+    EXPECT_EQ(pooled.all.samples, 5);
+    EXPECT_DOUBLE_EQ(pooled.all.medianMs, 3);
+    EXPECT_DOUBLE_EQ(pooled.all.meanMs, 16.0 / 5);
+    EXPECT_DOUBLE_EQ(pooled.all.minMs, 1);
+    EXPECT_DOUBLE_EQ(pooled.all.maxMs, 6);
+    EXPECT_DOUBLE_EQ(pooled.medianSpread, 1.5);
+    // The spread is of the medians, not of the readings: {1, 10, 10} and {10, 10, 19}
+    // have the same median.
+    EXPECT_DOUBLE_EQ(poolRounds({{1, 10, 10}, {10, 10, 19}}).medianSpread, 0);
+    EXPECT_DOUBLE_EQ(poolRounds({{2, 2}}).medianSpread, 0);
+    EXPECT_EQ(poolRounds({}).all.samples, 0);
+    EXPECT_DOUBLE_EQ(poolRounds({}).medianSpread, 0);
+}
+
 // The running noise the stopping rule reads agrees with the summary of the same samples.
 TEST(Statistics, RunningNoiseAgreesWithTheSummary) {
     const std::vector<double> ms = {3.0, 1.0, 4.0, 1.0, 5.0, 9.0, 2.0, 6.0};

@@ -126,6 +126,7 @@ TEST(SweepCommandLine, EverySweepOrReportFlagAsksForASweep) {
     const std::vector<std::vector<const char *>> lines = {
         {"--sizes", "2^10"}, {"--block-sizes", "256"}, {"--ops", "scan"},    {"--keep", "gt:1"},
         {"--npot"},          {"--no-npot"},            {"--format", "csv"}, {"--output", "x.csv"},
+        {"--rounds", "2"},
     };
     for (const auto &line : lines) {
         Options options;
@@ -140,7 +141,7 @@ TEST(SweepCommandLine, ReadsEveryFlag) {
     std::string errors;
     ASSERT_EQ(parseArgs({"--sizes", "1000,2^10:2^12", "--block-sizes", "2^7:2^8", "--ops", "sort,scan", "--keep",
                          "mod:3", "--no-npot", "--format", "markdown", "--output", "a.csv", "--output", "b.json",
-                         "--quiet", "--backends", "cpu"},
+                         "--quiet", "--backends", "cpu", "--rounds", "3"},
                         options, errors),
               -1)
         << errors;
@@ -153,6 +154,7 @@ TEST(SweepCommandLine, ReadsEveryFlag) {
     EXPECT_EQ(options.format, Harness::Format::Markdown);
     EXPECT_EQ(options.outputs, (std::vector<std::string>{"a.csv", "b.json"}));
     EXPECT_TRUE(options.quiet);
+    EXPECT_EQ(options.rounds, 3);
 }
 
 TEST(SweepCommandLine, DefaultsFollowTheCourseFlags) {
@@ -204,6 +206,10 @@ TEST(SweepCommandLine, BadInputGetsOneLineAndStatus2) {
         {{"--output", "a.csv", "b.csv"}, "b.csv"},
         {{"--warmup", "-1"}, "--warmup"},
         {{"--reps", "0", "--sizes", "2^10"}, "--reps"},
+        {{"--rounds", "0"}, "--rounds"},
+        {{"--rounds", "101"}, "--rounds"},
+        {{"--rounds", "two"}, "--rounds"},
+        {{"--grade", "--rounds", "2"}, "--rounds"},
     };
     for (const BadLine &bad : cases) {
         Options options;
@@ -410,6 +416,39 @@ TEST(Sweep, KeptCountsFollowThePredicate) {
         ASSERT_LT(aboveOne, size);
         EXPECT_EQ(report.field(row, "kept"), std::to_string(aboveOne));
         EXPECT_EQ(report.field(row, "verified"), "passed") << report.field(row, "note");
+    }
+}
+
+// --rounds 3 with --reps 4: each row pools 12 calls, gives the spread of its three rounds'
+// medians, which lie between its min and max, and says so in its note; with one round
+// the column is empty.
+TEST(Sweep, RoundsPoolTheirCallsAndGiveTheirMediansSpread) {
+    for (const char *rounds : {"3", "1"}) {
+        SCOPED_TRACE(testing::Message() << "--rounds " << rounds);
+        std::string csv;
+        const int status = runSweepCapturing({"--ops", "scan,sort", "--backends", "cpu", "--sizes", "2^12", "--no-npot",
+                                              "--reps", "4", "--rounds", rounds, "--format", "csv", "--quiet"},
+                                             csv);
+        EXPECT_EQ(status, 0) << csv;
+        const CsvReport report(csv);
+        ASSERT_EQ(report.rows.size(), 2u) << csv;
+        for (const auto &row : report.rows) {
+            EXPECT_EQ(report.field(row, "verified"), "passed") << report.field(row, "note");
+            const std::string spread = report.field(row, "round_spread_pct");
+            if (std::string(rounds) == "1") {
+                EXPECT_EQ(report.field(row, "samples"), "4");
+                EXPECT_EQ(spread, "");
+                EXPECT_EQ(report.field(row, "note").find("rounds"), std::string::npos);
+                continue;
+            }
+            EXPECT_EQ(report.field(row, "samples"), "12");
+            ASSERT_FALSE(spread.empty());
+            const double minMs = std::stod(report.field(row, "min_ms")), maxMs = std::stod(report.field(row, "max_ms"));
+            EXPECT_GE(std::stod(spread), 0);
+            EXPECT_LE(std::stod(spread), 100 * (maxMs / minMs - 1) * (1 + 1e-5));
+            EXPECT_NE(report.field(row, "note").find("3 rounds: medians "), std::string::npos)
+                << report.field(row, "note");
+        }
     }
 }
 

@@ -492,7 +492,7 @@ private:
                 Run result = cells[i]->finish();
                 cells[i].reset();
                 if (rounds > 1) {
-                    roundSamples[i].push_back(result.timing.samplesMs);
+                    roundSamples[i].push_back(std::move(result.timing.samplesMs));
                     if (round + 1 < rounds && verify(c.op, result, c.want).passed()) return;
                     const PooledRounds pooled = poolRounds(roundSamples[i]);
                     static_cast<Statistics &>(result.timing) = pooled.all;
@@ -507,10 +507,10 @@ private:
                 if (plan[i].backend->onGpu) noteGpuState(rows[i], together ? before.front() : before[i]);
             });
         };
+        const bool anyGpu = std::any_of(plan.begin(), plan.end(), [](const Planned &p) { return p.backend->onGpu; });
         for (; round < rounds && !stopSignal; ++round) {
             const std::string roundLabel = rounds > 1 ? fmt::format(", round {} of {}", round + 1, rounds) : "";
             if (together) {
-                const bool anyGpu = std::any_of(plan.begin(), plan.end(), [](const Planned &p) { return p.backend->onGpu; });
                 if (round == 0) before.front() = readGpuState();
                 else if (anyGpu) Common::releaseWorkspaces();  // allocated again by this round's warm-ups
                 for (std::size_t i = 0; i < plan.size(); ++i) {

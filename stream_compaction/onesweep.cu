@@ -243,8 +243,8 @@ __device__ __forceinline__ unsigned startTile(PassStorage<P> &storage, unsigned 
 // w * kWarpItems + j * 32 + l of the tile, so that every load of a warp reads 128
 // contiguous bytes. Keys past n (in the last tile) are kPastEnd: ranked, counted and
 // staged with the others, after them, and not written. Only loads and stores test for
-// them, and only in a tile that has them. Digit
-// d's status is in column d of the pass's look-back words. P is the pass's policy.
+// them, and only in a tile that has them. Digit d's status is in column d of the pass's
+// look-back words. P is the pass's policy.
 template <typename P>
 struct PassThread {
     static constexpr int kThreads = P::kThreads;

@@ -190,8 +190,11 @@ struct TileThread {
     // Scan: writes each item's exclusive prefix with 16-byte stores (scalar ones past n or
     // for unaligned arrays). Vector j's prefix is threadPrefix + warpScan[j]: the sum of
     // everything before the thread's warp, and of the warp's items before the vector.
+    // 8-byte prefixes of a whole vector of the warp go through the warp's 1 KiB of `dense`
+    // (kWarps x 128 of them), so that each 16-byte store instruction writes 512
+    // contiguous bytes rather than 1 KiB at half density.
     __device__ __forceinline__ void storePrefixes(const Items &items, const Sum (&warpScan)[kVectors],
-                                                  Sum threadPrefix) const {
+                                                  Sum threadPrefix, Out *dense) const {
 #pragma unroll
         for (int j = 0; j < kVectors; ++j) {
             const long long first = this->first(j);
@@ -202,7 +205,19 @@ struct TileThread {
                 prefixes[k] = static_cast<Out>(running);
                 running += scanned(items, j, k);
             }
-            if (vectorAligned && first + 4 <= n) {
+            const long long vectorBase = warpBase + j * 128;
+            if (sizeof(Out) == 8 && vectorAligned && vectorBase + 128 <= n) {  // the same for the whole warp
+                Out *stage = dense + warp * 128;
+                storeVector(stage + lane * 4, prefixes);
+                __syncwarp();
+                const auto *staged = reinterpret_cast<const int4 *>(stage);
+                auto *to = reinterpret_cast<int4 *>(out + vectorBase);
+                const int4 low = staged[lane];
+                const int4 high = staged[32 + lane];
+                to[lane] = low;
+                to[32 + lane] = high;
+                __syncwarp();  // the next vector reuses the stage
+            } else if (vectorAligned && first + 4 <= n) {
                 storeVector(out + first, prefixes);
             } else {
 #pragma unroll
@@ -270,6 +285,7 @@ __global__ void __launch_bounds__(P::kThreads, P::kMinBlocks)
     __shared__ Sum sTilePrefix;             // the sum of the tiles before this one
     __shared__ Sum sTileAggregate;          // this tile's sum
     __shared__ int sStage[Thread::kFlags ? P::kTileItems : 1];
+    __shared__ __align__(16) Out sDense[!Thread::kFlags && sizeof(Out) == 8 ? P::kWarps * 128 : 1];
 
     const int tile = drawTile(state, sTile);
     const Thread thread(n, out, in, keep, vectorAligned, tile);
@@ -290,7 +306,7 @@ __global__ void __launch_bounds__(P::kThreads, P::kMinBlocks)
     });
 
     if constexpr (M == Mode::Scan) {
-        thread.storePrefixes(items, warpScan, sTilePrefix + warpPrefix);
+        thread.storePrefixes(items, warpScan, sTilePrefix + warpPrefix, sDense);
     } else {
         thread.stageAndStore(items, warpScan, warpPrefix, static_cast<unsigned>(sTileAggregate), sTilePrefix, sStage);
     }

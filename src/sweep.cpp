@@ -35,6 +35,10 @@ namespace Harness {
 using StreamCompaction::Backend;
 namespace Common = StreamCompaction::Common;
 
+std::size_t roundDisplacementBytes(int round) {
+    return round <= 0 ? 0 : (std::size_t{34} << 20) * static_cast<std::size_t>(1 + (round - 1) % 3);
+}
+
 std::size_t cellDeviceBytes(long long n, bool pairs) {
     const std::size_t int64Sums = pastIntSizes(n) ? sizeof(long long) - sizeof(int) : 0;
     return (pairs ? 2 : 1) * (4 * sizeof(int) + int64Sums) * static_cast<std::size_t>(n);
@@ -424,7 +428,8 @@ private:
     // cells take turns call by call (interleaved) when --interleave and the GPU cells'
     // buffers fit in GPU memory together; else each runs alone. With --rounds, all of that
     // is done once a round, every cell's buffers and the back ends' cached device memory
-    // allocated again for each; a cell's row pools its rounds' calls (poolRounds), and a
+    // allocated again for each, after a displacement (roundDisplacementBytes) that moves
+    // them off the last round's addresses; a cell's row pools its rounds' calls (poolRounds), and a
     // cell whose output fails in a round is reported from that round. Rows are reported
     // in the plan's order once every cell of the input is done, with the speed-ups over
     // the CPU's and the reference's medians of the same input.
@@ -510,9 +515,19 @@ private:
         const bool anyGpu = std::any_of(plan.begin(), plan.end(), [](const Planned &p) { return p.backend->onGpu; });
         for (; round < rounds && !stopSignal; ++round) {
             const std::string roundLabel = rounds > 1 ? fmt::format(", round {} of {}", round + 1, rounds) : "";
+            if (round > 0 && anyGpu) Common::releaseWorkspaces();  // allocated again by this round's warm-ups
+            // Held through the round, so that its buffers land elsewhere than the last round's.
+            Common::DeviceBuffer<unsigned char> displacement;
+            if (round > 0 && anyGpu) {
+                try {
+                    displacement = Common::DeviceBuffer<unsigned char>(roundDisplacementBytes(round));
+                } catch (const StreamCompaction::CudaError &) {
+                    // No room for it (or a lost device, which the cells then report): the
+                    // round runs without it, as the first did.
+                }
+            }
             if (together) {
                 if (round == 0) before.front() = readGpuState();
-                else if (anyGpu) Common::releaseWorkspaces();  // allocated again by this round's warm-ups
                 for (std::size_t i = 0; i < plan.size(); ++i) {
                     progress_.show(done_ + static_cast<long long>(i) + 1, "warming up " + cellLabel(i) + roundLabel);
                     start(i);
@@ -593,7 +608,8 @@ private:
         if (runnable < 2) return false;
         if (gpuCells == 0) return true;
         Common::releaseWorkspaces();
-        return gpuCells * cellDeviceBytes(static_cast<long long>(c.input.size()), describe(c.op).pairs) <=
+        const std::size_t displacement = options_.rounds > 1 ? kMaxRoundDisplacement : 0;
+        return gpuCells * cellDeviceBytes(static_cast<long long>(c.input.size()), describe(c.op).pairs) + displacement <=
                Common::freeDeviceMemory();
     }
 

@@ -27,6 +27,15 @@ std::size_t cellDeviceBytes(long long n, bool pairs = false);
 std::string memoryShortfall(long long largestSize, std::size_t freeBytes, bool pairs = false);
 
 /**
+ * The device memory a round of --rounds holds while its cells allocate: none in the first
+ * round (round 0), then 34, 68 and 102 MiB in turn, so that each round's buffers land at
+ * other addresses than the round's before (the CUDA allocator otherwise tends to hand
+ * back the memory just freed). kMaxRoundDisplacement is the most it holds.
+ */
+std::size_t roundDisplacementBytes(int round);
+inline constexpr std::size_t kMaxRoundDisplacement = std::size_t{102} << 20;
+
+/**
  * Bytes an op reads and writes, as counted for effective bandwidth: scan 8n (12n past
  * 2^31 - 1, where its sums are int64), compact 4n + 4 x kept, partition 8n, sort 8n
  * (the least any sort can move), sort-pairs 16n.

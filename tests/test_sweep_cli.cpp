@@ -17,6 +17,7 @@
 
 #include <gtest/gtest.h>
 
+#include <stream_compaction/device_memory.h>
 #include <stream_compaction/errors.h>
 
 #include "cli.h"
@@ -449,6 +450,35 @@ TEST(Sweep, RoundsPoolTheirCallsAndGiveTheirMediansSpread) {
             EXPECT_NE(report.field(row, "note").find("3 rounds: medians "), std::string::npos)
                 << report.field(row, "note");
         }
+    }
+}
+
+// The first round holds nothing; the others 34, 68 and 102 MiB in turn, never more than
+// the sweep sets aside for it.
+TEST(Sweep, RoundsAfterTheFirstHoldADisplacement) {
+    constexpr std::size_t MiB = std::size_t{1} << 20;
+    const std::vector<std::size_t> expected{0, 34 * MiB, 68 * MiB, 102 * MiB, 34 * MiB, 68 * MiB, 102 * MiB};
+    for (int round = 0; round < static_cast<int>(expected.size()); ++round) {
+        EXPECT_EQ(Harness::roundDisplacementBytes(round), expected[static_cast<std::size_t>(round)]) << round;
+        EXPECT_LE(Harness::roundDisplacementBytes(round), Harness::kMaxRoundDisplacement) << round;
+    }
+    EXPECT_EQ(Harness::roundDisplacementBytes(99), 102 * MiB);
+}
+
+// What the displacement is for: a buffer freed and allocated again while a round's
+// displacement is held lands at another address than before, every round.
+TEST(Sweep, ABufferAllocatedBesideADisplacementLandsElsewhere) {
+    SKIP_WITHOUT_GPU();
+    namespace Common = StreamCompaction::Common;
+    constexpr std::size_t kBytes = std::size_t{64} << 20;
+    std::vector<const void *> seen;
+    for (int round = 0; round < 4; ++round) {
+        Common::DeviceBuffer<unsigned char> displacement(Harness::roundDisplacementBytes(round));
+        Common::DeviceBuffer<unsigned char> buffer(kBytes);
+        for (std::size_t earlier = 0; earlier < seen.size(); ++earlier) {
+            EXPECT_NE(static_cast<const void *>(buffer.get()), seen[earlier]) << "round " << round << ", round " << earlier;
+        }
+        seen.push_back(buffer.get());
     }
 }
 

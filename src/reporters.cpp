@@ -106,6 +106,7 @@ std::vector<Field> contextFields(const Context &c) {
         {"cuda_architectures", "CUDA architectures", c.cudaArchitectures},
         {"cccl_version", "CCCL", c.ccclVersion},
         {"host_cpu", "Host CPU", c.hostCpu},
+        {"host_cpus", "Host CPUs the process may run on", c.hostCpus},
         {"build_type", "Build type", c.buildType},
         {"git_revision", "Git revision", c.gitRevision},
         {"seed", "Seed", static_cast<long long>(c.seed)},

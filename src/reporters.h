@@ -43,6 +43,7 @@ struct Context {
     std::string launchFloors;     // each GPU back end's empty call (n = 0): "cub scan 0.0031 ms, ..."
     std::string l2Flush;          // what the flush before a cold call writes
     std::string hostCpu;
+    std::string hostCpus;           // the CPUs the process may run on: "0-15 (16 CPUs)" (cpuListText)
     std::string buildType;
     std::string gitRevision;
     std::string nvccVersion;        // the CUDA compiler's: "13.0.88"

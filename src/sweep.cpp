@@ -155,6 +155,7 @@ Context sweepContext(const Options &options, Floors &floors, CopyCeiling &copy) 
     context.commandLine = options.commandLine;
     context.version = SC_VERSION;
     context.hostCpu = hostCpuModel();
+    context.hostCpus = cpuListText(allowedCpus());
     context.buildType = SC_BUILD_TYPE;
     context.gitRevision = SC_GIT_REVISION;
     context.nvccVersion = SC_NVCC_VERSION;

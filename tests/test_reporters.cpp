@@ -20,6 +20,7 @@
 #include <gtest/gtest.h>
 
 #include "gfm_check.h"
+#include "platform.h"
 #include "test_support.h"
 #include "reporters.h"
 #include "tables.h"
@@ -164,6 +165,7 @@ Context sampleContext() {
     context.copyBytes = 1 << 30;
     context.copyReps = 15;
     context.hostCpu = "AMD EPYC";
+    context.hostCpus = "2 (1 CPU)";
     context.buildType = "Release";
     context.gitRevision = "abc1234";
     context.nvccVersion = "13.0.88";
@@ -276,6 +278,7 @@ void expectSampleContext(const Json &context) {
     EXPECT_EQ(context["git_revision"].string, "abc1234");
     EXPECT_EQ(context["build_type"].string, "Release");
     EXPECT_EQ(context["host_cpu"].string, "AMD EPYC");
+    EXPECT_EQ(context["host_cpus"].string, "2 (1 CPU)");
     EXPECT_EQ(context["seed"].number, 565);
 }
 
@@ -292,6 +295,44 @@ TEST(Formats, NamesAndExtensions) {
         EXPECT_EQ(Harness::formatForPath(path), format) << path;
     }
     for (const char *path : {".CSV", "a.dat", ".csv", "csv"}) EXPECT_FALSE(Harness::formatForPath(path)) << path;
+}
+
+TEST(HostCpus, RangesAndCount) {
+    EXPECT_EQ(Harness::cpuListText({}), "unknown");
+    EXPECT_EQ(Harness::cpuListText({2}), "2 (1 CPU)");
+    EXPECT_EQ(Harness::cpuListText({0, 1}), "0-1 (2 CPUs)");
+    EXPECT_EQ(Harness::cpuListText({0, 1, 2, 5, 7, 8}), "0-2,5,7-8 (6 CPUs)");
+    EXPECT_EQ(Harness::cpuListText({3, 5, 7}), "3,5,7 (3 CPUs)");
+}
+
+// The CPUs read back are those the process was pinned to (as taskset pins it): one, then
+// two where there are two, then all of them again.
+TEST(HostCpus, ReadsTheAffinitySet) {
+#if defined(__linux__)
+    const std::vector<int> all = Harness::allowedCpus();
+    ASSERT_FALSE(all.empty());
+    cpu_set_t original;
+    ASSERT_EQ(sched_getaffinity(0, sizeof original, &original), 0);
+    const auto pin = [](const std::vector<int> &cpus) {
+        cpu_set_t set;
+        CPU_ZERO(&set);
+        for (int cpu : cpus) CPU_SET(cpu, &set);
+        return sched_setaffinity(0, sizeof set, &set) == 0;
+    };
+    const std::vector<int> last{all.back()};
+    ASSERT_TRUE(pin(last));
+    EXPECT_EQ(Harness::allowedCpus(), last);
+    EXPECT_EQ(Harness::cpuListText(Harness::allowedCpus()), std::to_string(all.back()) + " (1 CPU)");
+    if (all.size() >= 2) {
+        const std::vector<int> two{all.front(), all.back()};
+        ASSERT_TRUE(pin(two));
+        EXPECT_EQ(Harness::allowedCpus(), two);
+    }
+    ASSERT_EQ(sched_setaffinity(0, sizeof original, &original), 0);
+    EXPECT_EQ(Harness::allowedCpus(), all);
+#else
+    GTEST_SKIP() << "the affinity is read on Linux only";
+#endif
 }
 
 TEST(SizeLabel, PowersAndCompanions) {

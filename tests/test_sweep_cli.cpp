@@ -22,6 +22,7 @@
 
 #include "cli.h"
 #include "cli_test_support.h"
+#include "platform.h"
 #include "runner.h"
 #include "sweep.h"
 #include "test_support.h"
@@ -365,6 +366,9 @@ TEST(Sweep, CpuOnlyEndToEnd) {
     EXPECT_EQ(context.str().rfind("{", 0), 0u) << context.str();
     EXPECT_NE(context.str().find("\"git_revision\": "), std::string::npos) << context.str();
     EXPECT_NE(context.str().find("\"mode\": \"cold\""), std::string::npos) << context.str();
+    EXPECT_NE(context.str().find("\"host_cpus\": \"" + Harness::cpuListText(Harness::allowedCpus()) + "\""),
+              std::string::npos)
+        << context.str();
     std::remove(contextPath.c_str());
 }
 

@@ -36,7 +36,7 @@ using StreamCompaction::Backend;
 namespace Common = StreamCompaction::Common;
 
 std::size_t roundDisplacementBytes(int round) {
-    return round <= 0 ? 0 : (std::size_t{34} << 20) * static_cast<std::size_t>(1 + (round - 1) % 3);
+    return round <= 0 ? 0 : kRoundDisplacementStep * static_cast<std::size_t>(1 + (round - 1) % 3);
 }
 
 std::size_t cellDeviceBytes(long long n, bool pairs) {
@@ -516,10 +516,10 @@ private:
         const bool anyGpu = std::any_of(plan.begin(), plan.end(), [](const Planned &p) { return p.backend->onGpu; });
         for (; round < rounds && !stopSignal; ++round) {
             const std::string roundLabel = rounds > 1 ? fmt::format(", round {} of {}", round + 1, rounds) : "";
-            if (round > 0 && anyGpu) Common::releaseWorkspaces();  // allocated again by this round's warm-ups
             // Held through the round, so that its buffers land elsewhere than the last round's.
             Common::DeviceBuffer<unsigned char> displacement;
             if (round > 0 && anyGpu) {
+                Common::releaseWorkspaces();  // allocated again by this round's warm-ups
                 try {
                     displacement = Common::DeviceBuffer<unsigned char>(roundDisplacementBytes(round));
                 } catch (const StreamCompaction::CudaError &) {

@@ -33,7 +33,8 @@ std::string memoryShortfall(long long largestSize, std::size_t freeBytes, bool p
  * back the memory just freed). kMaxRoundDisplacement is the most it holds.
  */
 std::size_t roundDisplacementBytes(int round);
-inline constexpr std::size_t kMaxRoundDisplacement = std::size_t{102} << 20;
+inline constexpr std::size_t kRoundDisplacementStep = std::size_t{34} << 20;
+inline constexpr std::size_t kMaxRoundDisplacement = 3 * kRoundDisplacementStep;
 
 /**
  * Bytes an op reads and writes, as counted for effective bandwidth: scan 8n (12n past

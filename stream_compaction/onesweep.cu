@@ -46,23 +46,21 @@ struct PassPolicy {
 // ptxas's for kernOnesweepPass, shared memory sizeof(PassStorage), the per-SM limits
 // the CUDA programming guide's; only the H200's shape was timed.
 struct PassPolicies {
-    // sm_90 (228 KiB of shared memory, 2048 threads per SM): 7680-key tiles (CUB's tile
-    // for 32-bit keys: fewer, larger tiles mean fewer look-back words to clear and read)
-    // and two blocks per SM, which holds the kernel to 64 registers (no spills). The
-    // H200's measured shape; CUB's 384 x 20 measured a tie at 2^28 and 2% slower at 2^24
-    // (perf notes).
-    using Hopper = PassPolicy<512, 15, 2>;
-    // sm_80 to sm_89 (164 or 100 KiB, 2048 or 1536 threads): the same tile, two blocks
-    // per SM (2 x 33 KiB of shared memory), at 64 registers without spills.
-    using Ampere = Hopper;
-    // sm_75 (64 KiB, 1024 threads): two of Hopper's 33 KiB blocks do not fit, so the
+    // sm_90 (228 KiB of shared memory, 2048 threads per SM): 384 x 16 (6144-key tiles,
+    // 26 KiB) at three blocks per SM, CUB's 36 warps an SM, which holds the kernel to 56
+    // registers (no spills; 384 x 18 and 384 x 20 spill at three blocks).
+    using Hopper = PassPolicy<384, 16, 3>;
+    // sm_80 to sm_89 (164 or 100 KiB, 2048 or 1536 threads): 512 x 15, two blocks per SM
+    // (2 x 33 KiB of shared memory), at 64 registers without spills.
+    using Ampere = PassPolicy<512, 15, 2>;
+    // sm_75 (64 KiB, 1024 threads): two of Ampere's 33 KiB blocks do not fit, so the
     // register cap for a second block buys nothing (one block, 512 threads); half the
     // tile (256 threads, 18 KiB, 79 registers without a cap) fits three blocks (768
     // threads, 61,440 of the 65,536 registers).
     using Turing = PassPolicy<256, 15, 0>;
     // sm_120 (100 KiB, 1536 threads): 13 keys a thread (6656-key tiles, 29 KiB) fit two
     // blocks (1024 threads) in 64 registers without spills, with shared memory to spare.
-    // Hopper's tile compiles there at two blocks without spills as well; neither shape
+    // Ampere's tile compiles there at two blocks without spills as well; neither shape
     // has been timed on a Blackwell GPU.
     using Blackwell = PassPolicy<512, 13, 2>;
 };

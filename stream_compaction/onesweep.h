@@ -17,8 +17,9 @@
 namespace StreamCompaction::Onesweep {
 
 /**
- * Keys per pass tile under `family`'s pass policy (Turing 3840, Blackwell 6656, else
- * 7680). A sort of at most this many keys runs in one block (the small-array path).
+ * Keys per pass tile under `family`'s pass policy (Turing 3840, Hopper 6144, Blackwell
+ * 6656, Ampere 7680). A sort of at most this many keys runs in one block (the
+ * small-array path).
  */
 int tileItems(Common::PolicyFamily family);
 

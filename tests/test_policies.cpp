@@ -76,7 +76,7 @@ TEST(PolicyFamilies, ForcedFamilyIsTheOneUsed) {
 // The H200's figures were measured with these shapes (results/h200/perf-notes.md).
 TEST(PolicyFamilies, HopperKeepsTheMeasuredShapes) {
     EXPECT_EQ(StreamCompaction::Decoupled::tileItems(PolicyFamily::Hopper), 256 * 32);
-    EXPECT_EQ(StreamCompaction::Onesweep::tileItems(PolicyFamily::Hopper), 512 * 15);
+    EXPECT_EQ(StreamCompaction::Onesweep::tileItems(PolicyFamily::Hopper), 384 * 16);
     EXPECT_EQ(StreamCompaction::Shared::itemsPerThread(PolicyFamily::Hopper), 16);
 }
 

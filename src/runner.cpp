@@ -132,6 +132,7 @@ struct Measurement::Cell {
     virtual bool done() const = 0;
     virtual void sample() = 0;
     virtual Run finish() = 0;
+    virtual const void *deviceOutput() const = 0;
 };
 
 namespace {
@@ -183,6 +184,8 @@ public:
         if (noise_.samples() < settings_.minSamples) return false;
         return noiseKnown(noise_, settings_) || spentMs_ >= settings_.maxTimeMs;
     }
+
+    const void *deviceOutput() const override { return onDevice_ ? dOut_.get() : nullptr; }
 
     void sample() override {
         const Clock::time_point start = Clock::now();
@@ -383,6 +386,7 @@ void Measurement::warmUp() { cell_->warmUp(); }
 bool Measurement::done() const { return cell_->done(); }
 void Measurement::sample() { cell_->sample(); }
 Run Measurement::finish() { return cell_->finish(); }
+const void *Measurement::deviceOutput() const { return cell_->deviceOutput(); }
 
 Run run(const Backend &backend, Op op, const std::vector<int> &input, const RunSettings &settings) {
     std::optional<Run> result;

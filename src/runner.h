@@ -107,6 +107,8 @@ public:
     bool done() const;
     void sample();
     Run finish();
+    /** Where the cell's device output lies; nullptr for a back end that takes host arrays. */
+    const void *deviceOutput() const;
 
     struct Cell;
 

@@ -35,9 +35,11 @@ namespace Harness {
 using StreamCompaction::Backend;
 namespace Common = StreamCompaction::Common;
 
-std::size_t roundDisplacementBytes(int round) {
-    return round <= 0 ? 0 : kRoundDisplacementStep * static_cast<std::size_t>(1 + (round - 1) % 3);
-}
+namespace {
+CellAllocatedHook cellAllocatedHook = nullptr;
+}  // namespace
+
+void setCellAllocatedHook(CellAllocatedHook hook) { cellAllocatedHook = hook; }
 
 std::size_t cellDeviceBytes(long long n, bool pairs) {
     const std::size_t int64Sums = pastIntSizes(n) ? sizeof(long long) - sizeof(int) : 0;
@@ -429,8 +431,9 @@ private:
     // cells take turns call by call (interleaved) when --interleave and the GPU cells'
     // buffers fit in GPU memory together; else each runs alone. With --rounds, all of that
     // is done once a round, every cell's buffers and the back ends' cached device memory
-    // allocated again for each, after a displacement (roundDisplacementBytes) that moves
-    // them off the last round's addresses; a cell's row pools its rounds' calls (poolRounds), and a
+    // allocated again for each; where the cells take turns, a cell's buffers are allocated
+    // while the last round's are still held, so that they cannot land at the same
+    // addresses. A cell's row pools its rounds' calls (poolRounds), and a
     // cell whose output fails in a round is reported from that round. Rows are reported
     // in the plan's order once every cell of the input is done, with the speed-ups over
     // the CPU's and the reference's medians of the same input.
@@ -449,6 +452,9 @@ private:
         }
         std::vector<Row> rows;
         std::vector<std::unique_ptr<Measurement>> cells(plan.size());
+        // With --rounds and cells taking turns: each cell's last round, freed once this
+        // round's cell has allocated its buffers (interleaves() counts both).
+        std::vector<std::unique_ptr<Measurement>> held(plan.size());
         // The GPU's clocks, temperature and clock limits around each cell, or around the
         // whole input when its cells take turns.
         std::vector<GpuState> before(plan.size());
@@ -488,6 +494,10 @@ private:
             if (plan[i].backend->onGpu && round == 0) before[i] = readGpuState();
             return attempt(i, [&] {
                 cells[i] = std::make_unique<Measurement>(*plan[i].backend, c.op, c.input, settings_);
+                held[i].reset();
+                if (cellAllocatedHook && plan[i].backend->onGpu) {
+                    cellAllocatedHook(plan[i].backend->name, round, cells[i]->deviceOutput());
+                }
                 cells[i]->warmUp();
             });
         };
@@ -496,7 +506,8 @@ private:
         const auto finish = [&](std::size_t i) {
             attempt(i, [&] {
                 Run result = cells[i]->finish();
-                cells[i].reset();
+                if (together && round + 1 < rounds) held[i] = std::move(cells[i]);
+                else cells[i].reset();
                 if (rounds > 1) {
                     roundSamples[i].push_back(std::move(result.timing.samplesMs));
                     if (round + 1 < rounds && verify(c.op, result, c.want).passed()) return;
@@ -516,17 +527,7 @@ private:
         const bool anyGpu = std::any_of(plan.begin(), plan.end(), [](const Planned &p) { return p.backend->onGpu; });
         for (; round < rounds && !stopSignal; ++round) {
             const std::string roundLabel = rounds > 1 ? fmt::format(", round {} of {}", round + 1, rounds) : "";
-            // Held through the round, so that its buffers land elsewhere than the last round's.
-            Common::DeviceBuffer<unsigned char> displacement;
-            if (round > 0 && anyGpu) {
-                Common::releaseWorkspaces();  // allocated again by this round's warm-ups
-                try {
-                    displacement = Common::DeviceBuffer<unsigned char>(roundDisplacementBytes(round));
-                } catch (const StreamCompaction::CudaError &) {
-                    // No room for it (or a lost device, which the cells then report): the
-                    // round runs without it, as the first did.
-                }
-            }
+            if (round > 0 && anyGpu) Common::releaseWorkspaces();  // allocated again by this round's warm-ups
             if (together) {
                 if (round == 0) before.front() = readGpuState();
                 for (std::size_t i = 0; i < plan.size(); ++i) {
@@ -597,7 +598,8 @@ private:
     }
 
     // Whether the cells of an input take turns: asked for, more than one cell, and every
-    // GPU cell's buffers (cellDeviceBytes) fit in free GPU memory at once.
+    // GPU cell's buffers (cellDeviceBytes) fit in free GPU memory at once, twice over
+    // with --rounds (a round's cells are allocated beside the last round's).
     bool interleaves(const Case &c, const std::vector<Planned> &plan, const std::vector<Row> &rows) const {
         if (!options_.interleave) return false;
         std::size_t gpuCells = 0, runnable = 0;
@@ -609,8 +611,8 @@ private:
         if (runnable < 2) return false;
         if (gpuCells == 0) return true;
         Common::releaseWorkspaces();
-        const std::size_t displacement = options_.rounds > 1 ? kMaxRoundDisplacement : 0;
-        return gpuCells * cellDeviceBytes(static_cast<long long>(c.input.size()), describe(c.op).pairs) + displacement <=
+        const std::size_t sets = options_.rounds > 1 ? 2 : 1;  // a round's cells beside the last round's
+        return sets * gpuCells * cellDeviceBytes(static_cast<long long>(c.input.size()), describe(c.op).pairs) <=
                Common::freeDeviceMemory();
     }
 

@@ -21,20 +21,17 @@ namespace Harness {
 std::size_t cellDeviceBytes(long long n, bool pairs = false);
 
 /**
+ * For tests: called with each GPU cell's back end, round (0 first) and device output as
+ * a sweep allocates the cell, before its warm-up; nullptr, the default, calls nothing.
+ */
+using CellAllocatedHook = void (*)(const std::string &backend, int round, const void *deviceOutput);
+void setCellAllocatedHook(CellAllocatedHook hook);
+
+/**
  * The one-line error for a sweep whose largest cell needs more than `freeBytes` of GPU
  * memory ("--sizes: 2^30 needs 16.0 GiB of GPU memory, 9.5 GiB free"), or "" when it fits.
  */
 std::string memoryShortfall(long long largestSize, std::size_t freeBytes, bool pairs = false);
-
-/**
- * The device memory a round of --rounds holds while its cells allocate: none in the first
- * round (round 0), then 34, 68 and 102 MiB in turn, so that each round's buffers land at
- * other addresses than the round's before (the CUDA allocator otherwise tends to hand
- * back the memory just freed). kMaxRoundDisplacement is the most it holds.
- */
-std::size_t roundDisplacementBytes(int round);
-inline constexpr std::size_t kRoundDisplacementStep = std::size_t{34} << 20;
-inline constexpr std::size_t kMaxRoundDisplacement = 3 * kRoundDisplacementStep;
 
 /**
  * Bytes an op reads and writes, as counted for effective bandwidth: scan 8n (12n past

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -457,32 +458,36 @@ TEST(Sweep, RoundsPoolTheirCallsAndGiveTheirMediansSpread) {
     }
 }
 
-// The first round holds nothing; the others 34, 68 and 102 MiB in turn, never more than
-// the sweep sets aside for it.
-TEST(Sweep, RoundsAfterTheFirstHoldADisplacement) {
-    constexpr std::size_t MiB = std::size_t{1} << 20;
-    const std::vector<std::size_t> expected{0, 34 * MiB, 68 * MiB, 102 * MiB, 34 * MiB, 68 * MiB, 102 * MiB};
-    for (int round = 0; round < static_cast<int>(expected.size()); ++round) {
-        EXPECT_EQ(Harness::roundDisplacementBytes(round), expected[static_cast<std::size_t>(round)]) << round;
-        EXPECT_LE(Harness::roundDisplacementBytes(round), Harness::kMaxRoundDisplacement) << round;
-    }
-    EXPECT_EQ(Harness::roundDisplacementBytes(99), 102 * MiB);
-}
+// The device outputs a sweep's GPU cells were allocated at, by back end, round by round.
+std::map<std::string, std::vector<const void *>> cellOutputs;
 
-// What the displacement is for: a buffer freed and allocated again while a round's
-// displacement is held lands at another address than before, every round.
-TEST(Sweep, ABufferAllocatedBesideADisplacementLandsElsewhere) {
+// Where the cells take turns, a round allocates each cell while the last round's is
+// still held: no cell's output lies where its output lay the round before (the allocator
+// would otherwise hand back the memory just freed), and the rows say the cells took turns.
+TEST(Sweep, EachRoundsCellsLieElsewhereThanTheLastRounds) {
     SKIP_WITHOUT_GPU();
-    namespace Common = StreamCompaction::Common;
-    constexpr std::size_t kBytes = std::size_t{64} << 20;
-    std::vector<const void *> seen;
-    for (int round = 0; round < 4; ++round) {
-        Common::DeviceBuffer<unsigned char> displacement(Harness::roundDisplacementBytes(round));
-        Common::DeviceBuffer<unsigned char> buffer(kBytes);
-        for (std::size_t earlier = 0; earlier < seen.size(); ++earlier) {
-            EXPECT_NE(static_cast<const void *>(buffer.get()), seen[earlier]) << "round " << round << ", round " << earlier;
+    cellOutputs.clear();
+    Harness::setCellAllocatedHook([](const std::string &backend, int round, const void *output) {
+        std::vector<const void *> &seen = cellOutputs[backend];
+        EXPECT_EQ(seen.size(), static_cast<std::size_t>(round)) << backend;
+        seen.push_back(output);
+    });
+    std::string csv;
+    const int status = runSweepCapturing({"--ops", "scan", "--backends", "cub,decoupled,naive", "--sizes", "2^20",
+                                          "--no-npot", "--reps", "2", "--rounds", "4", "--format", "csv", "--quiet"},
+                                         csv);
+    Harness::setCellAllocatedHook(nullptr);
+    EXPECT_EQ(status, 0) << csv;
+    const CsvReport report(csv);
+    ASSERT_EQ(report.rows.size(), 3u) << csv;
+    for (const auto &row : report.rows) EXPECT_EQ(report.field(row, "interleaved"), "true") << csv;
+    ASSERT_EQ(cellOutputs.size(), 3u);
+    for (const auto &[backend, outputs] : cellOutputs) {
+        ASSERT_EQ(outputs.size(), 4u) << backend;
+        for (std::size_t round = 1; round < outputs.size(); ++round) {
+            EXPECT_NE(outputs[round], nullptr) << backend;
+            EXPECT_NE(outputs[round], outputs[round - 1]) << backend << ", round " << round;
         }
-        seen.push_back(buffer.get());
     }
 }
 

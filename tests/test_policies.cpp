@@ -77,6 +77,7 @@ TEST(PolicyFamilies, ForcedFamilyIsTheOneUsed) {
 TEST(PolicyFamilies, HopperKeepsTheMeasuredShapes) {
     EXPECT_EQ(StreamCompaction::Decoupled::tileItems(PolicyFamily::Hopper), 256 * 32);
     EXPECT_EQ(StreamCompaction::Onesweep::tileItems(PolicyFamily::Hopper), 384 * 16);
+    EXPECT_EQ(StreamCompaction::Onesweep::pairTileItems(PolicyFamily::Hopper), 384 * 14);
     EXPECT_EQ(StreamCompaction::Shared::itemsPerThread(PolicyFamily::Hopper), 16);
 }
 

@@ -25,7 +25,7 @@ namespace {
 constexpr const char *kProgram = "cis565_stream_compaction compare";
 constexpr const char *kUsage =
     "usage: cis565_stream_compaction compare BASE NEW [--format text|markdown|csv|json] [--verdict noise|interval] "
-    "[--fail-above 5%]";
+    "[--same-within 5%] [--fail-above 5%]";
 
 // Bad input: the message is the one line the command prints before exiting 2.
 struct BadInput : std::runtime_error {
@@ -482,6 +482,7 @@ struct Comparison {
     std::vector<Entry> entries;
     std::vector<std::string> warnings;
     bool baseEstimated = false, newEstimated = false;
+    double sameWithin = 0;  // --same-within: a change this small is the same, whatever the rule
 };
 
 // Duplicate keys keep their first row.
@@ -499,15 +500,17 @@ std::map<std::string, const Fields *> byKey(const Report &report, std::vector<st
     return rows;
 }
 
-// faster, slower or same, by `rule`.
-std::string verdictOf(const Entry &entry, VerdictRule rule) {
+// faster, slower or same, by `rule`; the same, whatever the rule, within `sameWithin` of 1.
+std::string verdictOf(const Entry &entry, VerdictRule rule, double sameWithin) {
     const Interval &ratio = *entry.ratio;
+    if (std::abs(ratio.value - 1) <= sameWithin) return "same";
     if (rule == VerdictRule::Interval) return ratio.tie() ? "same" : ratio.high < 1 ? "faster" : "slower";
     return std::abs(ratio.value - 1) <= entry.noiseLimit ? "same" : ratio.value < 1 ? "faster" : "slower";
 }
 
-Comparison compare(const Report &base, const Report &next, VerdictRule rule) {
+Comparison compare(const Report &base, const Report &next, VerdictRule rule, double sameWithin) {
     Comparison result;
+    result.sameWithin = sameWithin;
     const std::string baseGpu = gpuName(base), newGpu = gpuName(next);
     if (!baseGpu.empty() && !newGpu.empty() && baseGpu != newGpu) {
         result.warnings.push_back(
@@ -549,7 +552,7 @@ Comparison compare(const Report &base, const Report &next, VerdictRule rule) {
         }
         entry.ratio = ratioInterval(b.medianMs, b.noise, b.samples, a.medianMs, a.noise, a.samples);
         entry.noiseLimit = std::min(a.noise, b.noise);
-        entry.verdict = verdictOf(entry, rule);
+        entry.verdict = verdictOf(entry, rule, sameWithin);
         entry.estimated = a.estimated || b.estimated;
         result.baseEstimated |= a.estimated;
         result.newEstimated |= b.estimated;
@@ -595,11 +598,14 @@ std::string noiseNote(const Comparison &comparison) {
 }
 
 // The line that says how the verdicts were reached.
-std::string ruleNote(VerdictRule rule) {
+std::string ruleNote(VerdictRule rule, double sameWithin) {
+    const std::string within =
+        sameWithin > 0 ? fmt::format(" or when it is within {}% of 1 (--same-within)", fmt::format("{:.6g}", sameWithin * 100))
+                       : "";
     return rule == VerdictRule::Noise
                ? "verdict: same when new / base is within the smaller of the two rows' noise (standard deviation / "
-                 "mean), else faster or slower; --verdict interval judges by the 95% interval instead"
-               : "verdict: same when the 95% interval covers 1, else faster or slower";
+                 "mean)" + within + ", else faster or slower; --verdict interval judges by the 95% interval instead"
+               : "verdict: same when the 95% interval covers 1" + within + ", else faster or slower";
 }
 
 // "a.json (run 2025…, NVIDIA H200, hot, commit abc1234)".
@@ -648,7 +654,7 @@ std::string textReport(const Comparison &comparison, const Report &base, const R
     for (const std::string &warning : comparison.warnings) text += "warning: " + warning + "\n";
     const std::string noise = noiseNote(comparison);
     if (!noise.empty()) text += noise + "\n";
-    text += ruleNote(rule) + "\n";
+    text += ruleNote(rule, comparison.sameWithin) + "\n";
     return text + "\n" + tableText(comparison, false) + summaryLine(comparison) + "\n";
 }
 
@@ -662,7 +668,7 @@ std::string markdownReport(const Comparison &comparison, const Report &base, con
     if (!warnings.empty()) text += fmt::format("{}\n\n", fmt::join(warnings, "\n>\n"));
     const std::string noise = noiseNote(comparison);
     if (!noise.empty()) text += noise + ".\n\n";
-    text += ruleNote(rule) + ".\n\n";
+    text += ruleNote(rule, comparison.sameWithin) + ".\n\n";
     return text + tableText(comparison, true) + summaryLine(comparison) + "\n";
 }
 
@@ -724,6 +730,7 @@ std::string jsonReport(const Comparison &comparison, const Report &base, const R
     text += fmt::format("  \"noise_estimated\": {{\"base\": {}, \"new\": {}}},\n", comparison.baseEstimated,
                         comparison.newEstimated);
     text += fmt::format("  \"verdict_rule\": \"{}\",\n", rule == VerdictRule::Noise ? "noise" : "interval");
+    text += fmt::format("  \"same_within\": {},\n", numberText(comparison.sameWithin));
     text += fmt::format("  \"fail_above\": {},\n  \"rows\": [", failAbove ? numberText(failAbove) : "null");
     for (std::size_t i = 0; i < comparison.entries.size(); ++i) {
         const std::vector<std::string> cells = entryCells(comparison.entries[i]);
@@ -744,6 +751,7 @@ struct CompareOptions {
     std::vector<std::string> reports;
     Format format = Format::Text;
     std::optional<double> failAbove;
+    double sameWithin = 0;
     VerdictRule rule = VerdictRule::Noise;
     bool help = false;
 };
@@ -756,7 +764,7 @@ VerdictRule parseRule(const std::string &text) {
 
 CompareOptions parseArgs(const std::vector<std::string> &args) {
     CompareOptions options;
-    const std::vector<std::string> flags = {"--format", "--fail-above", "--verdict", "--help"};
+    const std::vector<std::string> flags = {"--format", "--fail-above", "--same-within", "--verdict", "--help"};
     for (std::size_t i = 0; i < args.size(); ++i) {
         const std::string &arg = args[i];
         if (arg.rfind("--", 0) != 0 || arg == "--") {
@@ -779,6 +787,7 @@ CompareOptions parseArgs(const std::vector<std::string> &args) {
         try {
             if (flag == "--format") options.format = parseFormat(value);
             else if (flag == "--verdict") options.rule = parseRule(value);
+            else if (flag == "--same-within") options.sameWithin = parseThreshold(value);
             else options.failAbove = parseThreshold(value);
         } catch (const std::invalid_argument &e) {
             throw BadInput(fmt::format("{}: {}", flag, e.what()));
@@ -805,6 +814,8 @@ constexpr const char *kHelp =
     "  --format FORMAT    text (default), markdown, csv or json\n"
     "  --verdict RULE     noise (the default), or interval: same when the 95% interval covers 1, which\n"
     "                     thousands of samples make far narrower than the drift between two runs\n"
+    "  --same-within T    also same when new / base is within T of 1, whatever the rule: the drift\n"
+    "                     between two runs of the same code (docs/methodology.md), 5% or 0.05\n"
     "  --fail-above T     exit 1 when a row reads slower and new / base is above 1 + T (with --verdict\n"
     "                     interval: the interval's low end above 1 + T): 5% or 0.05\n"
     "\n"
@@ -844,7 +855,7 @@ int runCompare(const std::vector<std::string> &args, std::FILE *out, std::FILE *
         }
         const Report base = readReport("BASE", options.reports[0]);
         const Report next = readReport("NEW", options.reports[1]);
-        const Comparison comparison = compare(base, next, options.rule);
+        const Comparison comparison = compare(base, next, options.rule, options.sameWithin);
         std::string text;
         switch (options.format) {
             case Format::Text: text = textReport(comparison, base, next, options.rule); break;
@@ -865,9 +876,9 @@ int runCompare(const std::vector<std::string> &args, std::FILE *out, std::FILE *
         std::vector<std::string> past;
         for (const Entry &e : comparison.entries) {
             if (!e.ratio) continue;
-            const bool beyond = options.rule == VerdictRule::Noise
-                                    ? e.verdict == "slower" && e.ratio->value > 1 + *options.failAbove
-                                    : e.ratio->low > 1 + *options.failAbove;
+            const bool beyond = e.verdict == "slower" && (options.rule == VerdictRule::Noise
+                                                              ? e.ratio->value > 1 + *options.failAbove
+                                                              : e.ratio->low > 1 + *options.failAbove);
             if (beyond) {
                 past.push_back(fmt::format("{} {} {}{} ({}, 95% interval {}–{})", field(*e.row, "op"),
                                            field(*e.row, "backend"), sizeText(*e.row),

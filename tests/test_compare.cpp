@@ -383,6 +383,47 @@ TEST(Compare, TheVerdictTakesTheRowsNoiseOrWithIntervalTheInterval) {
     EXPECT_EQ(compare({base, next, "--verdict", "interval", "--fail-above", "3%"}).status, 0);
 }
 
+// --same-within 5%: a 3% slow-down and a 4% gain, past their rows' 1% noise, read the
+// same under either rule, an 8% slow-down still slower; --fail-above fails on that one
+// alone; the rule's line and the JSON say so.
+TEST(Compare, SameWithinReadsChangesInsideItAsTheSame) {
+    const std::string base = writeFile("within-base.json", jsonReport("G", "cold", {row("scan", "cub", 1024, false, "null", 1.0, 1, 100),
+                                                                                row("scan", "naive", 1024, false, "128", 1.0, 1, 100),
+                                                                                row("scan", "cpu", 1024, false, "null", 1.0, 1, 100)}));
+    const std::string next = writeFile("within-new.json", jsonReport("G", "cold", {row("scan", "cub", 1024, false, "null", 1.03, 1, 100),
+                                                                               row("scan", "naive", 1024, false, "128", 1.08, 1, 100),
+                                                                               row("scan", "cpu", 1024, false, "null", 0.96, 1, 100)}));
+    const auto verdicts = [&](const std::vector<std::string> &flags) {
+        std::vector<std::string> args = {base, next, "--format", "csv"};
+        args.insert(args.end(), flags.begin(), flags.end());
+        const Result result = compare(args);
+        EXPECT_EQ(result.status, 0) << result.err;
+        const auto rows = csvRows(result.out);
+        return std::vector<std::string>{find(rows, "scan", "cub", "1024")->at("verdict"),
+                                        find(rows, "scan", "naive", "1024", "128")->at("verdict"),
+                                        find(rows, "scan", "cpu", "1024")->at("verdict")};
+    };
+    const std::vector<std::string> bare{"slower", "slower", "faster"}, within{"same", "slower", "same"};
+    EXPECT_EQ(verdicts({}), bare);
+    EXPECT_EQ(verdicts({"--verdict", "interval"}), bare);
+    EXPECT_EQ(verdicts({"--same-within", "5%"}), within);
+    EXPECT_EQ(verdicts({"--same-within=0.05", "--verdict", "interval"}), within);
+    EXPECT_EQ(verdicts({"--same-within", "2%"}), bare);
+
+    const Result failing = compare({base, next, "--same-within", "5%", "--fail-above", "1%"});
+    EXPECT_EQ(failing.status, 1);
+    EXPECT_TRUE(TestSupport::contains(failing.err, "1 row slower by more than 1%")) << failing.err;
+    EXPECT_TRUE(TestSupport::contains(failing.err, "scan naive 2^10, block 128")) << failing.err;
+    EXPECT_EQ(compare({base, next, "--same-within", "5%", "--verdict", "interval", "--fail-above", "1%"}).status, 1);
+    EXPECT_EQ(compare({base, next, "--same-within", "10%", "--verdict", "interval", "--fail-above", "1%"}).status, 0);
+
+    EXPECT_TRUE(TestSupport::contains(compare({base, next, "--same-within", "5%"}).out,
+                                      "or when it is within 5% of 1 (--same-within)"));
+    EXPECT_TRUE(TestSupport::contains(compare({base, next, "--format", "json", "--same-within", "5%"}).out,
+                                      "\"same_within\": 0.05,"));
+    EXPECT_TRUE(TestSupport::contains(compare({base, next, "--format", "json"}).out, "\"same_within\": 0,"));
+}
+
 TEST(Compare, ParseThreshold) {
     EXPECT_DOUBLE_EQ(Harness::parseThreshold("5%"), 0.05);
     EXPECT_DOUBLE_EQ(Harness::parseThreshold("0.05"), 0.05);
@@ -420,6 +461,8 @@ TEST(Compare, BadInputIsOneLineAndExitTwo) {
         {{pair.base, pair.next, "--fail-above", "lots"}, "--fail-above: 'lots' is not a threshold"},
         {{pair.base, pair.next, "--verdict", "median"}, "--verdict: 'median' is not a rule; write noise (the default) or interval"},
         {{pair.base, pair.next, "--verdict"}, "--verdict needs a value"},
+        {{pair.base, pair.next, "--same-within", "5"}, "--same-within: '5' would be 500%; write a percentage"},
+        {{pair.base, pair.next, "--same-within", "-1%"}, "--same-within: '-1%' is not a threshold"},
         {{pair.base, writeFile("report.md", "| size |\n")}, "NEW '" + testing::TempDir() + "compare_report.md': a report to compare is the .json or .csv"},
         {{pair.base, writeFile("cut.json", "{\"context\": {}, \"rows\": [{\"op\": \"scan\"")}, "is not a JSON report: JSON: "},
         {{pair.base, writeFile("norows.json", "{\"context\": {}}")}, "is not a sweep report: it has no \"rows\" list"},
@@ -450,6 +493,7 @@ TEST(Compare, HelpSaysWhatItDoes) {
     EXPECT_EQ(result.out.rfind("usage: cis565_stream_compaction compare BASE NEW", 0), 0u) << result.out;
     EXPECT_TRUE(TestSupport::contains(result.out, "--fail-above T"));
     EXPECT_TRUE(TestSupport::contains(result.out, "--verdict RULE"));
+    EXPECT_TRUE(TestSupport::contains(result.out, "--same-within T"));
 }
 
 // The markdown is GitHub's: a table with the header's column count on every row.

@@ -336,6 +336,23 @@ TEST(Compare, FailAboveExitsOneOnASlowDownPastItBeyondTheNoise) {
     EXPECT_EQ(compare({tieNew, tieBase, "--fail-above", "0%"}).status, 0);
 }
 
+// The verdicts of scan cub, scan naive at block 128 and scan cpu, all at 2^10, in the CSV
+// comparison of `base` with `next` under `flags`.
+std::vector<std::string> threeVerdicts(const std::string &base, const std::string &next,
+                                       const std::vector<std::string> &flags) {
+    std::vector<std::string> args = {base, next, "--format", "csv"};
+    args.insert(args.end(), flags.begin(), flags.end());
+    const Result result = compare(args);
+    EXPECT_EQ(result.status, 0) << result.err;
+    const auto rows = csvRows(result.out);
+    std::vector<std::string> verdicts;
+    for (const auto *row : {find(rows, "scan", "cub", "1024"), find(rows, "scan", "naive", "1024", "128"),
+                            find(rows, "scan", "cpu", "1024")}) {
+        verdicts.push_back(row ? row->at("verdict") : "missing");
+    }
+    return verdicts;
+}
+
 // The verdict by the rows' noise (the default) and by the interval: a 3% change with 5%
 // noise over 5000 samples is the same by the noise and slower by its narrow interval; a
 // 1.5% change with 1% noise over 2 samples is slower by the noise and the same by its
@@ -348,16 +365,7 @@ TEST(Compare, TheVerdictTakesTheRowsNoiseOrWithIntervalTheInterval) {
     const std::string next = writeFile("rule-new.json", jsonReport("G", "cold", {row("scan", "cub", 1024, false, "null", 1.03, 5, 5000),
                                                                              row("scan", "naive", 1024, false, "128", 1.015, 1, 2),
                                                                              row("scan", "cpu", 1024, false, "null", 0.95, 10, 4)}));
-    const auto verdicts = [&](const std::vector<std::string> &flags) {
-        std::vector<std::string> args = {base, next, "--format", "csv"};
-        args.insert(args.end(), flags.begin(), flags.end());
-        const Result result = compare(args);
-        EXPECT_EQ(result.status, 0) << result.err;
-        const auto rows = csvRows(result.out);
-        return std::vector<std::string>{find(rows, "scan", "cub", "1024")->at("verdict"),
-                                        find(rows, "scan", "naive", "1024", "128")->at("verdict"),
-                                        find(rows, "scan", "cpu", "1024")->at("verdict")};
-    };
+    const auto verdicts = [&](const std::vector<std::string> &flags) { return threeVerdicts(base, next, flags); };
     EXPECT_EQ(verdicts({}), (std::vector<std::string>{"same", "slower", "faster"}));
     EXPECT_EQ(verdicts({"--verdict", "noise"}), (std::vector<std::string>{"same", "slower", "faster"}));
     EXPECT_EQ(verdicts({"--verdict", "interval"}), (std::vector<std::string>{"slower", "same", "same"}));
@@ -393,16 +401,7 @@ TEST(Compare, SameWithinReadsChangesInsideItAsTheSame) {
     const std::string next = writeFile("within-new.json", jsonReport("G", "cold", {row("scan", "cub", 1024, false, "null", 1.03, 1, 100),
                                                                                row("scan", "naive", 1024, false, "128", 1.08, 1, 100),
                                                                                row("scan", "cpu", 1024, false, "null", 0.96, 1, 100)}));
-    const auto verdicts = [&](const std::vector<std::string> &flags) {
-        std::vector<std::string> args = {base, next, "--format", "csv"};
-        args.insert(args.end(), flags.begin(), flags.end());
-        const Result result = compare(args);
-        EXPECT_EQ(result.status, 0) << result.err;
-        const auto rows = csvRows(result.out);
-        return std::vector<std::string>{find(rows, "scan", "cub", "1024")->at("verdict"),
-                                        find(rows, "scan", "naive", "1024", "128")->at("verdict"),
-                                        find(rows, "scan", "cpu", "1024")->at("verdict")};
-    };
+    const auto verdicts = [&](const std::vector<std::string> &flags) { return threeVerdicts(base, next, flags); };
     const std::vector<std::string> bare{"slower", "slower", "faster"}, within{"same", "slower", "same"};
     EXPECT_EQ(verdicts({}), bare);
     EXPECT_EQ(verdicts({"--verdict", "interval"}), bare);

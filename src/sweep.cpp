@@ -431,9 +431,10 @@ private:
     // cells take turns call by call (interleaved) when --interleave and the GPU cells'
     // buffers fit in GPU memory together; else each runs alone. With --rounds, all of that
     // is done once a round, every cell's buffers and the back ends' cached device memory
-    // allocated again for each; where the cells take turns, a cell's buffers are allocated
-    // while the last round's are still held, so that they cannot land at the same
-    // addresses. A cell's row pools its rounds' calls (poolRounds), and a
+    // allocated again for each; where the cells take turns, a GPU cell's input and output
+    // are allocated while the last round's are still held, so that they cannot land at
+    // the same addresses (the cached memory can). A cell's row pools its rounds' calls
+    // (poolRounds), and a
     // cell whose output fails in a round is reported from that round. Rows are reported
     // in the plan's order once every cell of the input is done, with the speed-ups over
     // the CPU's and the reference's medians of the same input.
@@ -452,8 +453,9 @@ private:
         }
         std::vector<Row> rows;
         std::vector<std::unique_ptr<Measurement>> cells(plan.size());
-        // With --rounds and cells taking turns: each cell's last round, freed once this
-        // round's cell has allocated its buffers (interleaves() counts both).
+        // With --rounds and cells taking turns: each GPU cell's last round, freed once this
+        // round's cell has allocated its buffers, or when the cell ends (interleaves()
+        // counts one cell more than the input has).
         std::vector<std::unique_ptr<Measurement>> held(plan.size());
         // The GPU's clocks, temperature and clock limits around each cell, or around the
         // whole input when its cells take turns.
@@ -469,16 +471,21 @@ private:
         // cellSkipReason).
         const auto attempt = [&](std::size_t i, auto step) {
             if (plan[i].block) Common::setBlockSize(*plan[i].block);
+            Row::Status status = Row::Status::Failed;
+            std::string why;
             try {
                 step();
                 return true;
             } catch (const StreamCompaction::CudaError &e) {
-                endCell(rows[i], cells[i], Row::Status::Failed, e.what());
+                why = e.what();
             } catch (const StreamCompaction::Unsupported &e) {
-                endCell(rows[i], cells[i], Row::Status::Skipped, e.what());  // nothing ran: "needs 98 KiB ..."
+                status = Row::Status::Skipped;  // nothing ran: "needs 98 KiB ..."
+                why = e.what();
             } catch (const StreamCompaction::ImplementationError &e) {
-                endCell(rows[i], cells[i], Row::Status::Failed, e.what());  // a submission's exception
+                why = e.what();  // a submission's exception
             }
+            held[i].reset();  // the cell ends: its last round's buffers too
+            endCell(rows[i], cells[i], status, why);
             return false;
         };
         const int rounds = options_.rounds;
@@ -487,6 +494,7 @@ private:
         const auto start = [&](std::size_t i) {
             if (rows[i].status != Row::Status::Passed || stopSignal) return false;
             if (!cellSkipReason(*plan[i].backend, c.op, rows[i].size).empty()) {
+                held[i].reset();
                 rows[i].status = Row::Status::Skipped;
                 rows[i].note = cellSkipReason(*plan[i].backend, c.op, rows[i].size);
                 return false;
@@ -506,11 +514,13 @@ private:
         const auto finish = [&](std::size_t i) {
             attempt(i, [&] {
                 Run result = cells[i]->finish();
-                if (together && round + 1 < rounds) held[i] = std::move(cells[i]);
-                else cells[i].reset();
+                std::unique_ptr<Measurement> last = std::move(cells[i]);  // freed on return, unless held
                 if (rounds > 1) {
                     roundSamples[i].push_back(std::move(result.timing.samplesMs));
-                    if (round + 1 < rounds && verify(c.op, result, c.want).passed()) return;
+                    if (round + 1 < rounds && verify(c.op, result, c.want).passed()) {
+                        if (together && last->deviceOutput()) held[i] = std::move(last);
+                        return;
+                    }
                     const PooledRounds pooled = poolRounds(roundSamples[i]);
                     static_cast<Statistics &>(result.timing) = pooled.all;
                     rows[i].roundSpread = pooled.medianSpread;
@@ -598,8 +608,8 @@ private:
     }
 
     // Whether the cells of an input take turns: asked for, more than one cell, and every
-    // GPU cell's buffers (cellDeviceBytes) fit in free GPU memory at once, twice over
-    // with --rounds (a round's cells are allocated beside the last round's).
+    // GPU cell's buffers (cellDeviceBytes) fit in free GPU memory at once, and one cell
+    // more with --rounds (a round allocates each cell while the last round's is held).
     bool interleaves(const Case &c, const std::vector<Planned> &plan, const std::vector<Row> &rows) const {
         if (!options_.interleave) return false;
         std::size_t gpuCells = 0, runnable = 0;
@@ -611,8 +621,8 @@ private:
         if (runnable < 2) return false;
         if (gpuCells == 0) return true;
         Common::releaseWorkspaces();
-        const std::size_t sets = options_.rounds > 1 ? 2 : 1;  // a round's cells beside the last round's
-        return sets * gpuCells * cellDeviceBytes(static_cast<long long>(c.input.size()), describe(c.op).pairs) <=
+        const std::size_t cellsHeld = gpuCells + (options_.rounds > 1 ? 1 : 0);
+        return cellsHeld * cellDeviceBytes(static_cast<long long>(c.input.size()), describe(c.op).pairs) <=
                Common::freeDeviceMemory();
     }
 

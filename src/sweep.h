@@ -23,6 +23,8 @@ std::size_t cellDeviceBytes(long long n, bool pairs = false);
 /**
  * For tests: called with each GPU cell's back end, round (0 first) and device output as
  * a sweep allocates the cell, before its warm-up; nullptr, the default, calls nothing.
+ * The output is nullptr for a back end that takes host arrays (a course submission); a
+ * back end measured at several block sizes calls it once for each.
  */
 using CellAllocatedHook = void (*)(const std::string &backend, int round, const void *deviceOutput);
 void setCellAllocatedHook(CellAllocatedHook hook);

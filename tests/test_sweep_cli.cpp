@@ -461,22 +461,34 @@ TEST(Sweep, RoundsPoolTheirCallsAndGiveTheirMediansSpread) {
 // The device outputs a sweep's GPU cells were allocated at, by back end, round by round.
 std::map<std::string, std::vector<const void *>> cellOutputs;
 
+// Records into cellOutputs while it lives; the hook is lifted however the test ends.
+struct RecordCellOutputs {
+    RecordCellOutputs() {
+        cellOutputs.clear();
+        Harness::setCellAllocatedHook([](const std::string &backend, int round, const void *output) {
+            std::vector<const void *> &seen = cellOutputs[backend];
+            EXPECT_EQ(seen.size(), static_cast<std::size_t>(round)) << backend;
+            seen.push_back(output);
+        });
+    }
+    ~RecordCellOutputs() { Harness::setCellAllocatedHook(nullptr); }
+    RecordCellOutputs(const RecordCellOutputs &) = delete;
+    RecordCellOutputs &operator=(const RecordCellOutputs &) = delete;
+};
+
 // Where the cells take turns, a round allocates each cell while the last round's is
 // still held: no cell's output lies where its output lay the round before (the allocator
 // would otherwise hand back the memory just freed), and the rows say the cells took turns.
 TEST(Sweep, EachRoundsCellsLieElsewhereThanTheLastRounds) {
     SKIP_WITHOUT_GPU();
-    cellOutputs.clear();
-    Harness::setCellAllocatedHook([](const std::string &backend, int round, const void *output) {
-        std::vector<const void *> &seen = cellOutputs[backend];
-        EXPECT_EQ(seen.size(), static_cast<std::size_t>(round)) << backend;
-        seen.push_back(output);
-    });
     std::string csv;
-    const int status = runSweepCapturing({"--ops", "scan", "--backends", "cub,decoupled,naive", "--sizes", "2^20",
-                                          "--no-npot", "--reps", "2", "--rounds", "4", "--format", "csv", "--quiet"},
-                                         csv);
-    Harness::setCellAllocatedHook(nullptr);
+    int status = 0;
+    {
+        RecordCellOutputs recording;
+        status = runSweepCapturing({"--ops", "scan", "--backends", "cub,decoupled,naive", "--sizes", "2^20", "--no-npot",
+                                    "--reps", "2", "--rounds", "4", "--format", "csv", "--quiet"},
+                                   csv);
+    }
     EXPECT_EQ(status, 0) << csv;
     const CsvReport report(csv);
     ASSERT_EQ(report.rows.size(), 3u) << csv;
@@ -484,6 +496,7 @@ TEST(Sweep, EachRoundsCellsLieElsewhereThanTheLastRounds) {
     ASSERT_EQ(cellOutputs.size(), 3u);
     for (const auto &[backend, outputs] : cellOutputs) {
         ASSERT_EQ(outputs.size(), 4u) << backend;
+        EXPECT_NE(outputs[0], nullptr) << backend;
         for (std::size_t round = 1; round < outputs.size(); ++round) {
             EXPECT_NE(outputs[round], nullptr) << backend;
             EXPECT_NE(outputs[round], outputs[round - 1]) << backend << ", round " << round;

@@ -503,7 +503,7 @@ std::map<std::string, const Fields *> byKey(const Report &report, std::vector<st
 // faster, slower or same, by `rule`; the same, whatever the rule, within `sameWithin` of 1.
 std::string verdictOf(const Entry &entry, VerdictRule rule, double sameWithin) {
     const Interval &ratio = *entry.ratio;
-    if (std::abs(ratio.value - 1) <= sameWithin) return "same";
+    if (std::abs(ratio.value - 1) <= sameWithin * (1 + 1e-9)) return "same";  // 1.05 / 1.00 is within 5%
     if (rule == VerdictRule::Interval) return ratio.tie() ? "same" : ratio.high < 1 ? "faster" : "slower";
     return std::abs(ratio.value - 1) <= entry.noiseLimit ? "same" : ratio.value < 1 ? "faster" : "slower";
 }

@@ -24,8 +24,8 @@ namespace Harness {
 int runCompare(const std::vector<std::string> &args, std::FILE *out, std::FILE *err);
 
 /**
- * A --fail-above or --same-within threshold as a fraction: "5%" or "0.05" is 0.05, "0" or "0%" any
- * slow-down beyond the noise. A bare number must be below 1 ("5" is refused as
+ * A --fail-above or --same-within threshold as a fraction: "5%" or "0.05" is 0.05; "0" or
+ * "0%" is 0 (for --fail-above, any slow-down beyond the noise; for --same-within, none). A bare number must be below 1 ("5" is refused as
  * ambiguous: 5% is written "5%"). Throws std::invalid_argument saying what is accepted.
  */
 double parseThreshold(const std::string &text);

@@ -421,6 +421,20 @@ TEST(Compare, SameWithinReadsChangesInsideItAsTheSame) {
     EXPECT_TRUE(TestSupport::contains(compare({base, next, "--format", "json", "--same-within", "5%"}).out,
                                       "\"same_within\": 0.05,"));
     EXPECT_TRUE(TestSupport::contains(compare({base, next, "--format", "json"}).out, "\"same_within\": 0,"));
+    EXPECT_TRUE(TestSupport::contains(compare({base, next, "--format", "markdown", "--same-within", "5%"}).out,
+                                      "or when it is within 5% of 1 (--same-within)"));
+
+    // A change of exactly T is within it.
+    const std::string edgeBase =
+        writeFile("within-edge-base.json", jsonReport("G", "cold", {row("scan", "cpu", 1024, false, "null", 1.0, 1, 100)}));
+    const std::string edgeNew =
+        writeFile("within-edge-new.json", jsonReport("G", "cold", {row("scan", "cpu", 1024, false, "null", 1.05, 1, 100)}));
+    for (const auto &[within, verdict] : {std::pair{"5%", "same"}, {"4.9%", "slower"}}) {
+        const auto rows = csvRows(compare({edgeBase, edgeNew, "--format", "csv", "--same-within", within}).out);
+        const auto *edge = find(rows, "scan", "cpu", "1024");
+        ASSERT_NE(edge, nullptr) << within;
+        EXPECT_EQ(edge->at("verdict"), verdict) << within;
+    }
 }
 
 TEST(Compare, ParseThreshold) {

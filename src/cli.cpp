@@ -504,9 +504,9 @@ std::vector<CLI::Option *> addSweepOptions(CLI::App &app, Options &options, RawT
                    kSweepGroup, "PREDICATE", [](const std::string &text) { parsePredicate(text); }));
     sweepFlags.push_back(addChecked(
         app, "--rounds", raw.rounds,
-        "Measure every input N times, its cells' buffers allocated again for each round (beside the last round's, "
-        "so at other addresses, where the cells take turns); a figure pools the rounds' calls, and round_spread_pct "
-        "is the spread of the rounds' medians (default 1)",
+        "Measure every input N times, its cells' buffers allocated again for each round (where the cells take "
+        "turns, beside the last round's, so at other addresses); a figure pools the rounds' calls, and "
+        "round_spread_pct is the spread of the rounds' medians (default 1)",
         kSweepGroup, "N", [](const std::string &text) {
             const int count = parseCount(text);
             if (count < 1 || count > 100) {

@@ -121,7 +121,7 @@ std::vector<int> sizesAround(int tile, int largest) {
 
 std::vector<int> sizes() { return sizesAround(kTile, (1 << 24) + 7); }
 
-// Every input shape, and a case's name from its shape and size ("sorted_n7681").
+// Every input shape, and a case's name from its shape and size ("sorted_n6145").
 const auto kAllShapes =
     testing::Values(Shape::WholeRange, Shape::AllEqual, Shape::Sorted, Shape::Reversed, Shape::FewDistinct);
 std::string shapeAndSize(const testing::TestParamInfo<std::tuple<Shape, int>> &info) {

@@ -434,10 +434,9 @@ private:
     // allocated again for each; where the cells take turns, a GPU cell's input and output
     // are allocated while the last round's are still held, so that they cannot land at
     // the same addresses (the cached memory can). A cell's row pools its rounds' calls
-    // (poolRounds), and a
-    // cell whose output fails in a round is reported from that round. Rows are reported
-    // in the plan's order once every cell of the input is done, with the speed-ups over
-    // the CPU's and the reference's medians of the same input.
+    // (poolRounds), and a cell whose output fails in a round is reported from that round.
+    // Rows are reported in the plan's order once every cell of the input is done, with
+    // the speed-ups over the CPU's and the reference's medians of the same input.
     void runCase(const Case &c, const std::vector<const Backend *> &backends, const std::string &label) {
         std::vector<Planned> plan;
         for (const Backend *backend : backends) {

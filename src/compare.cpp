@@ -482,6 +482,7 @@ struct Comparison {
     std::vector<Entry> entries;
     std::vector<std::string> warnings;
     bool baseEstimated = false, newEstimated = false;
+    VerdictRule rule = VerdictRule::Noise;  // how the verdicts were reached
     double sameWithin = 0;  // --same-within: a change this small is the same, whatever the rule
 };
 
@@ -510,6 +511,7 @@ std::string verdictOf(const Entry &entry, VerdictRule rule, double sameWithin) {
 
 Comparison compare(const Report &base, const Report &next, VerdictRule rule, double sameWithin) {
     Comparison result;
+    result.rule = rule;
     result.sameWithin = sameWithin;
     const std::string baseGpu = gpuName(base), newGpu = gpuName(next);
     if (!baseGpu.empty() && !newGpu.empty() && baseGpu != newGpu) {
@@ -598,11 +600,12 @@ std::string noiseNote(const Comparison &comparison) {
 }
 
 // The line that says how the verdicts were reached.
-std::string ruleNote(VerdictRule rule, double sameWithin) {
-    const std::string within =
-        sameWithin > 0 ? fmt::format(" or when it is within {}% of 1 (--same-within)", fmt::format("{:.6g}", sameWithin * 100))
-                       : "";
-    return rule == VerdictRule::Noise
+std::string ruleNote(const Comparison &comparison) {
+    const std::string within = comparison.sameWithin > 0
+                                   ? fmt::format(" or when it is within {:.6g}% of 1 (--same-within)",
+                                                 comparison.sameWithin * 100)
+                                   : "";
+    return comparison.rule == VerdictRule::Noise
                ? "verdict: same when new / base is within the smaller of the two rows' noise (standard deviation / "
                  "mean)" + within + ", else faster or slower; --verdict interval judges by the 95% interval instead"
                : "verdict: same when the 95% interval covers 1" + within + ", else faster or slower";
@@ -648,17 +651,17 @@ std::string tableText(const Comparison &comparison, bool markdown) {
     return markdown ? markdownTable(table) : textTable(table);
 }
 
-std::string textReport(const Comparison &comparison, const Report &base, const Report &next, VerdictRule rule) {
+std::string textReport(const Comparison &comparison, const Report &base, const Report &next) {
     std::string text = fmt::format("compare: BASE {}{}\n         NEW  {}{}\n", base.path, describeReport(base), next.path,
                                    describeReport(next));
     for (const std::string &warning : comparison.warnings) text += "warning: " + warning + "\n";
     const std::string noise = noiseNote(comparison);
     if (!noise.empty()) text += noise + "\n";
-    text += ruleNote(rule, comparison.sameWithin) + "\n";
+    text += ruleNote(comparison) + "\n";
     return text + "\n" + tableText(comparison, false) + summaryLine(comparison) + "\n";
 }
 
-std::string markdownReport(const Comparison &comparison, const Report &base, const Report &next, VerdictRule rule) {
+std::string markdownReport(const Comparison &comparison, const Report &base, const Report &next) {
     std::string text = "## cis565_stream_compaction compare\n\n";
     text += fmt::format("- BASE: `{}`{}\n- NEW: `{}`{}\n\n", base.path, describeReport(base), next.path,
                         describeReport(next));
@@ -668,7 +671,7 @@ std::string markdownReport(const Comparison &comparison, const Report &base, con
     if (!warnings.empty()) text += fmt::format("{}\n\n", fmt::join(warnings, "\n>\n"));
     const std::string noise = noiseNote(comparison);
     if (!noise.empty()) text += noise + ".\n\n";
-    text += ruleNote(rule, comparison.sameWithin) + ".\n\n";
+    text += ruleNote(comparison) + ".\n\n";
     return text + tableText(comparison, true) + summaryLine(comparison) + "\n";
 }
 
@@ -715,7 +718,7 @@ std::string jsonCell(const std::string &column, const std::string &cell) {
 }
 
 std::string jsonReport(const Comparison &comparison, const Report &base, const Report &next,
-                       const std::optional<double> &failAbove, VerdictRule rule) {
+                       const std::optional<double> &failAbove) {
     const auto side = [](const Report &report) {
         std::vector<std::string> members = {fmt::format("\"path\": {}", jsonQuoted(report.path))};
         for (const char *key : {"run_id", "date", "gpu", "mode", "git_revision"})
@@ -729,7 +732,7 @@ std::string jsonReport(const Comparison &comparison, const Report &base, const R
                                    fmt::join(warnings, ", "));
     text += fmt::format("  \"noise_estimated\": {{\"base\": {}, \"new\": {}}},\n", comparison.baseEstimated,
                         comparison.newEstimated);
-    text += fmt::format("  \"verdict_rule\": \"{}\",\n", rule == VerdictRule::Noise ? "noise" : "interval");
+    text += fmt::format("  \"verdict_rule\": \"{}\",\n", comparison.rule == VerdictRule::Noise ? "noise" : "interval");
     text += fmt::format("  \"same_within\": {},\n", numberText(comparison.sameWithin));
     text += fmt::format("  \"fail_above\": {},\n  \"rows\": [", failAbove ? numberText(failAbove) : "null");
     for (std::size_t i = 0; i < comparison.entries.size(); ++i) {
@@ -858,9 +861,9 @@ int runCompare(const std::vector<std::string> &args, std::FILE *out, std::FILE *
         const Comparison comparison = compare(base, next, options.rule, options.sameWithin);
         std::string text;
         switch (options.format) {
-            case Format::Text: text = textReport(comparison, base, next, options.rule); break;
-            case Format::Markdown: text = markdownReport(comparison, base, next, options.rule); break;
-            case Format::Json: text = jsonReport(comparison, base, next, options.failAbove, options.rule); break;
+            case Format::Text: text = textReport(comparison, base, next); break;
+            case Format::Markdown: text = markdownReport(comparison, base, next); break;
+            case Format::Json: text = jsonReport(comparison, base, next, options.failAbove); break;
             case Format::Csv:
                 // A plain CSV on stdout; its warnings go to stderr.
                 text = csvReport(comparison);

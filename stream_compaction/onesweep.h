@@ -23,8 +23,10 @@ namespace StreamCompaction::Onesweep {
  */
 int tileItems(Common::PolicyFamily family);
 
-/** The same for a sort of keys with values (Backend::sortPairs): Turing 3072, Hopper 5376,
- * else 6144. */
+/**
+ * The same for a sort of keys with values (Backend::sortPairs): Turing 3072, Hopper 5376,
+ * else 6144.
+ */
 int pairTileItems(Common::PolicyFamily family);
 
 /**

@@ -1,5 +1,6 @@
 #include "onesweep.h"
 
+#include <climits>
 #include <cstddef>
 #include <type_traits>
 
@@ -540,14 +541,127 @@ __global__ void __launch_bounds__(P::kThreads)
     }
 }
 
+// The small-array path for keys alone: a bitonic sort of one block's Threads x Items
+// keys, no digits. Element i of the sorting network is thread i / Items's key i % Items
+// (a blocked arrangement); keys past n are INT_MAX, which sorts after every key, so the
+// first n of the network's output are the sorted array. A stage (k, j) compares element
+// i with i ^ j and leaves the smaller at the lower index where i & k is 0 (an ascending
+// run) and the larger where it is not. Three kinds of stage, by where the partner lies:
+// the same thread (j < Items), another lane of the warp (j < 32 x Items: a shuffle) or
+// another warp (through shared memory, striped so that lanes touch consecutive words).
+// Why: the radix one-block path ranks four 8-bit digits, each pass a chain of barriers
+// around its digit counters; a bitonic network of 4096 keys has 78 stages, of which 10
+// cross warps, and no counters at all.
+template <int Threads, int Items>
+struct BitonicBlock {
+    static constexpr int kKeys = Threads * Items;
+    static_assert((Items & (Items - 1)) == 0 && (Threads & (Threads - 1)) == 0 && Threads >= 32,
+                  "a power-of-two network of whole warps");
+    static constexpr int kLogKeys = __builtin_ctz(kKeys);
+
+    int *shared;  // kKeys ints, striped: key r of thread t at r * Threads + t
+    int thread;
+
+    // Keeps the smaller of `own` and `other` where this thread holds the stage's lower
+    // element of an ascending run or the upper of a descending one, else the larger.
+    static __device__ __forceinline__ int keep(int own, int other, bool lower, bool ascending) {
+        return lower == ascending ? min(own, other) : max(own, other);
+    }
+
+    __device__ __forceinline__ void load(int (&keys)[Items], const int *in, int n) const {
+#pragma unroll
+        for (int r = 0; r < Items; ++r) {
+            const int i = thread * Items + r;
+            keys[r] = i < n ? in[i] : INT_MAX;
+        }
+    }
+
+    template <int K, int J>
+    __device__ __forceinline__ void stage(int (&keys)[Items]) const {
+        if constexpr (J < Items) {  // the partner is this thread's key r ^ J
+#pragma unroll
+            for (int r = 0; r < Items; ++r) {
+                if (r & J) continue;
+                const bool ascending = ((thread * Items + r) & K) == 0;
+                const int a = keys[r], b = keys[r | J];
+                keys[r] = ascending ? min(a, b) : max(a, b);
+                keys[r | J] = ascending ? max(a, b) : min(a, b);
+            }
+        } else {  // the partner is thread ^ (J / Items)'s key r
+            constexpr int kDelta = J / Items;
+            const bool lower = (thread & kDelta) == 0;
+            const bool ascending = (thread & (K / Items)) == 0;
+            if constexpr (kDelta < 32) {
+#pragma unroll
+                for (int r = 0; r < Items; ++r) {
+                    keys[r] = keep(keys[r], __shfl_xor_sync(kFullMask, keys[r], kDelta), lower, ascending);
+                }
+            } else {
+#pragma unroll
+                for (int r = 0; r < Items; ++r) shared[r * Threads + thread] = keys[r];
+                __syncthreads();
+#pragma unroll
+                for (int r = 0; r < Items; ++r) {
+                    keys[r] = keep(keys[r], shared[r * Threads + (thread ^ kDelta)], lower, ascending);
+                }
+                __syncthreads();  // every partner read before the next stage writes
+            }
+        }
+    }
+
+    // The stages of run length 2^LogK: j from 2^(LogK - 1) down to 1.
+    template <int LogK, int LogJ = LogK - 1>
+    __device__ __forceinline__ void merge(int (&keys)[Items]) const {
+        stage<1 << LogK, 1 << LogJ>(keys);
+        if constexpr (LogJ > 0) merge<LogK, LogJ - 1>(keys);
+    }
+
+    template <int LogK = 1>
+    __device__ __forceinline__ void sort(int (&keys)[Items]) const {
+        merge<LogK>(keys);
+        if constexpr (LogK < kLogKeys) sort<LogK + 1>(keys);
+    }
+
+    __device__ __forceinline__ void store(int *out, const int (&keys)[Items], int n) const {
+#pragma unroll
+        for (int r = 0; r < Items; ++r) {
+            const int i = thread * Items + r;
+            if (i < n) out[i] = keys[r];
+        }
+    }
+};
+
+template <int Threads, int Items>
+__global__ void __launch_bounds__(Threads) kernBitonicOneBlock(int n, int *out, const int *in) {
+    __shared__ int sKeys[Threads * Items];
+    const BitonicBlock<Threads, Items> block{sKeys, static_cast<int>(threadIdx.x)};
+    int keys[Items];
+    block.load(keys, in, n);
+    block.sort(keys);
+    block.store(out, keys, n);
+}
+
 Common::Workspace scratchKeys;    // the keys after passes 0 and 2
 Common::Workspace scratchValues;  // sort-pairs: the values after passes 0 and 2
 Common::Workspace sortWords;      // bucket offsets, histograms, tile counters, look-back words
 
 // The small-array path's smaller tiles: 512 threads of Items keys, one block (1024, 2048
 // and 4096 keys; tests/test_onesweep.cpp sorts the sizes around each).
+constexpr int kSmallThreads = 512;
 template <int Items>
-using SmallTile = PassPolicy<512, Items, 0>;
+using SmallTile = PassPolicy<kSmallThreads, Items, 0>;
+
+// Calls launch(std::integral_constant<int, Items>{}) with the fewest keys a thread, 2, 4
+// or 8, whose small tile holds n, and returns whether one does. Fewer keys a thread means
+// fewer serial steps in each thread and every warp with keys to sort.
+template <typename Launch>
+bool withSmallTile(int n, Launch launch) {
+    if (n <= SmallTile<2>::kTileItems) launch(std::integral_constant<int, 2>{});
+    else if (n <= SmallTile<4>::kTileItems) launch(std::integral_constant<int, 4>{});
+    else if (n <= SmallTile<8>::kTileItems) launch(std::integral_constant<int, 8>{});
+    else return false;
+    return true;
+}
 
 // The pass policy of `Pairs` (keys with values) or of keys alone.
 template <bool Pairs>
@@ -641,12 +755,19 @@ void sortOnDevice(int n, int *dOut, const int *dIn, PassValues values) {
             kernOnesweepOneTile<P, Pairs><<<1, P::kThreads>>>(n, reinterpret_cast<unsigned *>(dOut),
                                                               reinterpret_cast<const unsigned *>(dIn), values);
         };
-        // A small array takes a tile of as few keys a thread as hold it: each pass ranks
-        // its keys in that many serial steps, and every warp has keys to rank.
-        if (n <= SmallTile<2>::kTileItems) launch(SmallTile<2>{});
-        else if (n <= SmallTile<4>::kTileItems) launch(SmallTile<4>{});
-        else if (n <= SmallTile<8>::kTileItems) launch(SmallTile<8>{});
-        else Common::withPolicy<PoliciesOf<Pairs>>(family, launch);
+        if constexpr (!Pairs) {  // up to 4096 keys alone: the bitonic network
+            const bool bitonic = withSmallTile(n, [&](auto items) {
+                kernBitonicOneBlock<kSmallThreads, decltype(items)::value><<<1, kSmallThreads>>>(n, dOut, dIn);
+            });
+            if (bitonic) {
+                SC_CHECK_LAUNCH("kernBitonicOneBlock");
+                return;
+            }
+        }
+        // Otherwise a small array takes a small tile, each pass ranking its keys in as few
+        // serial steps as it can, and a larger one the policy's full tile.
+        const bool small = withSmallTile(n, [&](auto items) { launch(SmallTile<decltype(items)::value>{}); });
+        if (!small) Common::withPolicy<PoliciesOf<Pairs>>(family, launch);
         SC_CHECK_LAUNCH("kernOnesweepOneTile");
         return;
     }

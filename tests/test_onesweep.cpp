@@ -5,9 +5,10 @@
 // distinct values (INT_MIN and INT_MAX among them). Every output is poisoned with 0xCD
 // bytes first, the input must come back unchanged, and every case is sorted twice, so that
 // the second call runs on the look-back words the first one left. A sort of at most one
-// tile runs in one block (the small-array path, in tiles of 1024, 2048 and 4096 keys below
-// the full one): the sizes around each cross from one tile shape to the next, and around
-// the tile from one path to the other. Sort-pairs carries random values with the keys and
+// tile runs in one block (the small-array path: up to 4096 keys a bitonic network of 1024,
+// 2048 or 4096 keys, up to 4096 pairs a radix tile of as many; then one full tile): the
+// sizes around each cross from one network or tile shape to the next, and around the tile
+// from one path to the other. Sort-pairs carries random values with the keys and
 // is checked for stability against a sort by (key, input position), at the same sizes
 // around its own tile.
 
@@ -111,7 +112,7 @@ void expectSortsLikeStdSort(const std::vector<int> &input, int inOffset = 0, int
 }
 
 // The sizes of a suite whose tile holds `tile` keys (or pairs): 0 to 2 and 33; the ends of
-// the small-array path's tiles of 512 threads of 2, 4 and 8 keys; around the tile (the
+// the small-array path's networks and tiles of 512 threads of 2, 4 and 8; around the tile (the
 // last one-block size, the first of the passes); several tiles; many, so that the
 // look-back passes many aggregates; and two large ones.
 std::vector<int> sizesAround(int tile, int largest) {

@@ -227,6 +227,13 @@ std::vector<std::string> opNameList() {
 
 std::string opNames() { return joined(opNameList()); }
 
+// What --ops is when not given (kDefaultOps), joined.
+std::string defaultOpNames() {
+    std::vector<std::string> names;
+    for (Op op : kDefaultOps) names.push_back(opName(op));
+    return joined(names);
+}
+
 // The names of the back ends among `chosen` that offer `op`, joined.
 std::string backendsOffering(const std::vector<std::string> &chosen, Op op) {
     std::vector<std::string> names;
@@ -494,7 +501,8 @@ std::vector<CLI::Option *> addSweepOptions(CLI::App &app, Options &options, RawT
                                     "LIST", [](const std::string &text) { parseBlockSizeList(text); })
                              ->excludes("--block-size"));
     sweepFlags.push_back(addChecked(app, "--ops", raw.ops,
-                                    "Comma-separated operations: " + opNames() + " (default: all but sort-pairs)", kSweepGroup,
+                                    "Comma-separated operations: " + opNames() + " (default: " + defaultOpNames() + ")",
+                                    kSweepGroup,
                                     "NAMES", [](const std::string &name) { parseOp(name); })
                              ->delimiter(','));
     sweepFlags.push_back(

@@ -126,7 +126,7 @@ long long callPairs(const Backend &backend, bool, long long n, int *out, const i
     return n;
 }
 
-// Pairs offered for the course's `int n` only.
+// An operation offered for the course's `int n` only (sort-pairs, sort-unsigned).
 template <auto Entry>
 bool offeredNarrow(const Backend &backend, bool wide) {
     return !wide && backend.*Entry != nullptr;
@@ -159,6 +159,24 @@ const Operation kSortPairs{
     },
 };
 
+// An unsigned sort: the harness's int arrays hold the keys' 32-bit patterns.
+long long callUnsigned(const Backend &backend, bool, long long n, int *out, const int *in, Predicate, int *) {
+    backend.sortUnsigned(static_cast<int>(n), reinterpret_cast<unsigned *>(out), reinterpret_cast<const unsigned *>(in));
+    return n;
+}
+
+const Operation kSortUnsigned{
+    .op = Op::SortUnsigned, .name = "sort-unsigned", .courseSection = nullptr,
+    .bytesCounted = "sort-unsigned 8n (as sort)", .returnsCount = false, .keptOnly = false,
+    .offeredBy = offeredNarrow<&Backend::sortUnsigned>,
+    .call = callUnsigned,
+    .trafficBytes = [](long long n, long long) { return 2.0 * double(n) * sizeof(int); },
+    .randomInput = fullRangeInput,  // every 32-bit pattern, so the keys span the unsigned range too
+    .expected = [](const std::vector<int> &input, Predicate, bool) {
+        return expectedCount(TestingHelpers::referenceSortUnsigned(input), static_cast<long long>(input.size()));
+    },
+};
+
 }  // namespace
 
 std::vector<int> withPairValues(const std::vector<int> &keys) {
@@ -175,6 +193,7 @@ const Operation &describe(Op op) {
         case Op::Partition: return kPartition;
         case Op::Sort: return kSort;
         case Op::SortPairs: return kSortPairs;
+        case Op::SortUnsigned: return kSortUnsigned;
     }
     return kScan;
 }

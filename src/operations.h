@@ -11,8 +11,8 @@
 
 namespace Harness {
 
-enum class Op { Scan, Compact, Partition, Sort, SortPairs };
-constexpr Op kAllOps[] = {Op::Scan, Op::Compact, Op::Partition, Op::Sort, Op::SortPairs};
+enum class Op { Scan, Compact, Partition, Sort, SortPairs, SortUnsigned };
+constexpr Op kAllOps[] = {Op::Scan, Op::Compact, Op::Partition, Op::Sort, Op::SortPairs, Op::SortUnsigned};
 /** What a sweep runs when --ops is not given: the course's operations and its radix sort. */
 constexpr Op kDefaultOps[] = {Op::Scan, Op::Compact, Op::Partition, Op::Sort};
 
@@ -75,7 +75,7 @@ struct Operation {
 /** The description of `op`. */
 const Operation &describe(Op op);
 
-/** "scan", "compact", "partition", "sort", "sort-pairs". */
+/** "scan", "compact", "partition", "sort", "sort-pairs", "sort-unsigned". */
 inline const char *opName(Op op) { return describe(op).name; }
 
 /** Whether the back end offers the operation for the course's `int n`. */

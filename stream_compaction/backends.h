@@ -45,6 +45,7 @@ struct Backend {
     // Ascending by key, each key carrying its value, stable: equal keys keep their input
     // order, and their values with them.
     void (*sortPairs)(int n, int *keysOut, int *valuesOut, const int *keysIn, const int *valuesIn) = nullptr;
+    void (*sortUnsigned)(int n, unsigned *out, const unsigned *in) = nullptr;  // ascending, unsigned ints
 
     // The same operations for std::size_t counts, which the harness uses past 2^31 - 1
     // elements (docs/large-sizes.md); a scan's sums are int64, since an int32 running sum

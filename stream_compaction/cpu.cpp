@@ -64,11 +64,16 @@ Count timedPartition(Count n, int *odata, const int *idata, Predicate keep) {
     return kept;
 }
 
-// Four stable counting-sort passes, lowest byte first; the sign bit is flipped so that
-// negative values order first. Passes alternate scratch, output, scratch, output. With
-// `values` (sort-pairs), each key's value moves with it.
+// The sign flip of a sort of signed keys: with the sign bit flipped, negative values
+// order first. A sort of unsigned keys flips nothing.
+constexpr unsigned kSignBit = 0x80000000u;
+
+// Four stable counting-sort passes, lowest byte first, of the keys' 32-bit patterns with
+// `signFlip` applied. Passes alternate scratch, output, scratch, output. With `values`
+// (sort-pairs), each key's value moves with it.
 template <typename Count>
-void timedSort(Count n, int *odata, const int *idata, int *valuesOut = nullptr, const int *valuesIn = nullptr) {
+void timedSort(Count n, int *odata, const int *idata, unsigned signFlip, int *valuesOut = nullptr,
+               const int *valuesIn = nullptr) {
     const bool pairs = valuesOut != nullptr;
     std::vector<int> scratch(n), valuesScratch(pairs ? n : 0);  // allocated outside the timed region
     timer().startCpuTimer();
@@ -78,7 +83,7 @@ void timedSort(Count n, int *odata, const int *idata, int *valuesOut = nullptr, 
         int *to = pass % 2 == 0 ? scratch.data() : odata;
         int *valuesTo = pass % 2 == 0 ? valuesScratch.data() : valuesOut;
         const int shift = 8 * pass;
-        auto digit = [shift](int v) { return ((static_cast<unsigned int>(v) ^ 0x80000000u) >> shift) & 0xFFu; };
+        auto digit = [shift, signFlip](int v) { return ((static_cast<unsigned int>(v) ^ signFlip) >> shift) & 0xFFu; };
         std::array<Count, 257> starts{};
         for (Count i = 0; i < n; ++i) ++starts[digit(from[i]) + 1];
         for (int d = 0; d < 256; ++d) starts[d + 1] += starts[d];
@@ -131,12 +136,17 @@ int partition(int n, int *odata, const int *idata, Predicate keep) {
 
 void sort(int n, int *odata, const int *idata) {
     Common::requireNonNegative("cpu", "sort", n);
-    timedSort(n, odata, idata);
+    timedSort(n, odata, idata, kSignBit);
+}
+
+void sortUnsigned(int n, unsigned *odata, const unsigned *idata) {
+    Common::requireNonNegative("cpu", "sort-unsigned", n);
+    timedSort(n, reinterpret_cast<int *>(odata), reinterpret_cast<const int *>(idata), 0u);
 }
 
 void sortPairs(int n, int *keysOut, int *valuesOut, const int *keysIn, const int *valuesIn) {
     Common::requireNonNegative("cpu", "sort-pairs", n);
-    timedSort(n, keysOut, keysIn, valuesOut, valuesIn);
+    timedSort(n, keysOut, keysIn, kSignBit, valuesOut, valuesIn);
 }
 
 namespace Large {
@@ -151,7 +161,7 @@ std::size_t partition(std::size_t n, int *odata, const int *idata, Predicate kee
     return timedPartition(n, odata, idata, keep);
 }
 
-void sort(std::size_t n, int *odata, const int *idata) { timedSort(n, odata, idata); }
+void sort(std::size_t n, int *odata, const int *idata) { timedSort(n, odata, idata, kSignBit); }
 
 }  // namespace Large
 
@@ -161,7 +171,7 @@ const Backend &backend() {
                                            int *kept) { *kept = compactWithoutScan(n, out, in, keep); },
                              .partition = [](int n, int *out, const int *in, Predicate keep,
                                              int *kept) { *kept = partition(n, out, in, keep); },
-                             .sort = sort, .sortPairs = sortPairs,
+                             .sort = sort, .sortPairs = sortPairs, .sortUnsigned = sortUnsigned,
                              .scan64 = Large::scan, .compact64 = Large::compact, .partition64 = Large::partition,
                              .sort64 = Large::sort};
     return row;

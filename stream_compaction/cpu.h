@@ -34,6 +34,9 @@ void sort(int n, int *odata, const int *idata);
 /** The same sort with each key's value carried along; stable (equal keys keep their order). */
 void sortPairs(int n, int *keysOut, int *valuesOut, const int *keysIn, const int *valuesIn);
 
+/** The sort of unsigned ints: the same passes without the sign bit's flip. */
+void sortUnsigned(int n, unsigned *odata, const unsigned *idata);
+
 /** The registry row: these on host arrays, for the course's `int n` and for 64-bit counts. */
 const Backend &backend();
 

@@ -98,8 +98,8 @@ std::size_t selectIfInChunks(std::size_t n, int *dOut, const int *dIn, Select se
     });
 }
 
-template <typename Count>
-void sortOnDevice(Count n, int *dOut, const int *dIn) {
+template <typename Count, typename Key>
+void sortOnDevice(Count n, Key *dOut, const Key *dIn) {
     cubCall(n, [&](void *storage, std::size_t &bytes) {
         return cub::DeviceRadixSort::SortKeys(storage, bytes, dIn, dOut, n);
     });
@@ -140,6 +140,11 @@ void sortDevice(int n, int *dOut, const int *dIn) {
     sortOnDevice(n, dOut, dIn);
 }
 
+void sortUnsignedDevice(int n, unsigned *dOut, const unsigned *dIn) {
+    Common::Operation operation("cub", "sort-unsigned", n);
+    sortOnDevice(n, dOut, dIn);
+}
+
 namespace Large {
 
 void scan(std::size_t n, long long *dOut, const int *dIn) {
@@ -173,7 +178,7 @@ void sort(std::size_t n, int *dOut, const int *dIn) {
 const Backend &backend() {
     static const Backend row{.name = "cub", .title = "cub", .reference = true, .timer = timer,
                              .scan = scanDevice, .compact = compactDevice, .partition = partitionDevice,
-                             .sort = sortDevice, .sortPairs = sortPairsDevice,
+                             .sort = sortDevice, .sortPairs = sortPairsDevice, .sortUnsigned = sortUnsignedDevice,
                              .scan64 = Large::scan, .compact64 = Large::compact, .partition64 = Large::partition,
                              .sort64 = Large::sort};
     return row;

@@ -1,6 +1,5 @@
 #include "onesweep.h"
 
-#include <climits>
 #include <cstddef>
 #include <type_traits>
 
@@ -24,7 +23,9 @@ constexpr int kDigitBits = 8;
 constexpr int kRadix = 1 << kDigitBits;  // buckets per pass
 constexpr unsigned kDigitMask = kRadix - 1;
 constexpr int kPasses = 32 / kDigitBits;
-constexpr unsigned kSignBit = 0x80000000u;  // with it flipped, signed order is unsigned order
+// A sort's sign flip: kSignBit for signed keys (with it flipped, signed order is unsigned
+// order), 0 for unsigned keys, which are in that order already.
+constexpr unsigned kSignBit = 0x80000000u;
 using Common::kFullMask;
 
 constexpr int kDigitWarps = kRadix / 32;  // the warps of the digit threads
@@ -111,9 +112,9 @@ __device__ __forceinline__ unsigned digitOf(unsigned key, int shift) { return (k
 // one read of the keys. Each block counts its chunks into shared-memory histograms with
 // shared atomics, then adds them to the global ones, so that global atomics number
 // 4 x 256 per block rather than 4 per key. The grid fills the GPU once and strides over
-// the chunks. Keys are counted with the sign bit flipped, as the passes see them.
+// the chunks. Keys are counted with `signFlip` applied, as the passes see them.
 __global__ void __launch_bounds__(kHistogramThreads)
-    kernGlobalHistogram(int n, const unsigned *keys, unsigned *globalHistogram) {
+    kernGlobalHistogram(int n, const unsigned *keys, unsigned signFlip, unsigned *globalHistogram) {
     __shared__ unsigned sHistogram[kPasses * kRadix];
     for (int i = threadIdx.x; i < kPasses * kRadix; i += kHistogramThreads) sHistogram[i] = 0;
     __syncthreads();
@@ -125,7 +126,7 @@ __global__ void __launch_bounds__(kHistogramThreads)
 #pragma unroll
         for (int j = 0; j < kHistogramItems; ++j) {
             const long long i = first + j * kHistogramThreads;
-            chunkKeys[j] = i < n ? __ldg(keys + i) ^ kSignBit : 0u;
+            chunkKeys[j] = i < n ? __ldg(keys + i) ^ signFlip : 0u;
         }
 #pragma unroll
         for (int j = 0; j < kHistogramItems; ++j) {
@@ -467,8 +468,8 @@ struct PassValues {
 // per digit, count the tile's keys and publish the count at once, so that later tiles'
 // look-backs can go past this one; scan the counts for where each digit's run starts in
 // the tile; stage the keys in digit order; per digit, look back; scatter the staged keys
-// to their places in the output. The first pass flips the sign bit of the keys it reads
-// (flipIn) and the last flips it back (flipOut). With Pairs, each key's value is loaded
+// to their places in the output. The first pass applies the sort's sign flip to the keys
+// it reads (flipIn) and the last takes it off again (flipOut). With Pairs, each key's value is loaded
 // while the tile looks back, staged where its key was once the keys are out, and
 // scattered where its key went.
 template <typename P, bool Pairs>
@@ -509,13 +510,13 @@ __global__ void __launch_bounds__(P::kThreads, P::kMinBlocks)
 // them out. No look-back: the tile is the whole array.
 template <typename P, bool Pairs>
 __global__ void __launch_bounds__(P::kThreads)
-    kernOnesweepOneTile(int n, unsigned *keysOut, const unsigned *keysIn, PassValues values) {
+    kernOnesweepOneTile(int n, unsigned *keysOut, const unsigned *keysIn, PassValues values, unsigned signFlip) {
     __shared__ PassStorage<P> storage;
     unsigned keys[P::kItems];
     unsigned carried[P::kItems];  // Pairs: the keys' values
     {
         const PassThread<P> first(n, 0, storage, 0);
-        first.loadKeys(keys, keysIn, kSignBit);
+        first.loadKeys(keys, keysIn, signFlip);
         if constexpr (Pairs) first.loadKeys(carried, values.in, 0u);
     }
     for (int pass = 0; pass < kPasses; ++pass) {
@@ -528,7 +529,7 @@ __global__ void __launch_bounds__(P::kThreads)
         tile.stageKeys(keys, place);
         __syncthreads();
         const bool last = pass == kPasses - 1;
-        if (last) tile.storeStaged(keysOut, kSignBit);
+        if (last) tile.storeStaged(keysOut, signFlip);
         else tile.loadStaged(keys);
         if constexpr (Pairs) {
             __syncthreads();  // the keys are out of the staging area: their values go there
@@ -543,8 +544,9 @@ __global__ void __launch_bounds__(P::kThreads)
 
 // The small-array path for keys alone: a bitonic sort of one block's Threads x Items
 // keys, no digits. Element i of the sorting network is thread i / Items's key i % Items
-// (a blocked arrangement); keys past n are INT_MAX, which sorts after every key, so the
-// first n of the network's output are the sorted array. A stage (k, j) compares element
+// (a blocked arrangement). The keys are compared as unsigned with the sort's sign flip
+// applied, as the radix passes see them; keys past n are kPastEnd, which sorts after
+// every key, so the first n of the network's output are the sorted array. A stage (k, j) compares element
 // i with i ^ j and leaves the smaller at the lower index where i & k is 0 (an ascending
 // run) and the larger where it is not. Three kinds of stage, by where the partner lies:
 // the same thread (j < Items), another lane of the warp (j < 32 x Items: a shuffle) or
@@ -559,31 +561,31 @@ struct BitonicBlock {
                   "a power-of-two network of whole warps");
     static constexpr int kLogKeys = __builtin_ctz(kKeys);
 
-    int *shared;  // kKeys ints, striped: key r of thread t at r * Threads + t
+    unsigned *shared;  // kKeys words, striped: key r of thread t at r * Threads + t
     int thread;
 
     // Keeps the smaller of `own` and `other` where this thread holds the stage's lower
     // element of an ascending run or the upper of a descending one, else the larger.
-    static __device__ __forceinline__ int keep(int own, int other, bool lower, bool ascending) {
+    static __device__ __forceinline__ unsigned keep(unsigned own, unsigned other, bool lower, bool ascending) {
         return lower == ascending ? min(own, other) : max(own, other);
     }
 
-    __device__ __forceinline__ void load(int (&keys)[Items], const int *in, int n) const {
+    __device__ __forceinline__ void load(unsigned (&keys)[Items], const unsigned *in, int n, unsigned signFlip) const {
 #pragma unroll
         for (int r = 0; r < Items; ++r) {
             const int i = thread * Items + r;
-            keys[r] = i < n ? in[i] : INT_MAX;
+            keys[r] = i < n ? in[i] ^ signFlip : kPastEnd;
         }
     }
 
     template <int K, int J>
-    __device__ __forceinline__ void stage(int (&keys)[Items]) const {
+    __device__ __forceinline__ void stage(unsigned (&keys)[Items]) const {
         if constexpr (J < Items) {  // the partner is this thread's key r ^ J
 #pragma unroll
             for (int r = 0; r < Items; ++r) {
                 if (r & J) continue;
                 const bool ascending = ((thread * Items + r) & K) == 0;
-                const int a = keys[r], b = keys[r | J];
+                const unsigned a = keys[r], b = keys[r | J];
                 keys[r] = ascending ? min(a, b) : max(a, b);
                 keys[r | J] = ascending ? max(a, b) : min(a, b);
             }
@@ -611,34 +613,35 @@ struct BitonicBlock {
 
     // The stages of run length 2^LogK: j from 2^(LogK - 1) down to 1.
     template <int LogK, int LogJ = LogK - 1>
-    __device__ __forceinline__ void merge(int (&keys)[Items]) const {
+    __device__ __forceinline__ void merge(unsigned (&keys)[Items]) const {
         stage<1 << LogK, 1 << LogJ>(keys);
         if constexpr (LogJ > 0) merge<LogK, LogJ - 1>(keys);
     }
 
     template <int LogK = 1>
-    __device__ __forceinline__ void sort(int (&keys)[Items]) const {
+    __device__ __forceinline__ void sort(unsigned (&keys)[Items]) const {
         merge<LogK>(keys);
         if constexpr (LogK < kLogKeys) sort<LogK + 1>(keys);
     }
 
-    __device__ __forceinline__ void store(int *out, const int (&keys)[Items], int n) const {
+    __device__ __forceinline__ void store(unsigned *out, const unsigned (&keys)[Items], int n, unsigned signFlip) const {
 #pragma unroll
         for (int r = 0; r < Items; ++r) {
             const int i = thread * Items + r;
-            if (i < n) out[i] = keys[r];
+            if (i < n) out[i] = keys[r] ^ signFlip;
         }
     }
 };
 
 template <int Threads, int Items>
-__global__ void __launch_bounds__(Threads) kernBitonicOneBlock(int n, int *out, const int *in) {
-    __shared__ int sKeys[Threads * Items];
+__global__ void __launch_bounds__(Threads)
+    kernBitonicOneBlock(int n, unsigned *out, const unsigned *in, unsigned signFlip) {
+    __shared__ unsigned sKeys[Threads * Items];
     const BitonicBlock<Threads, Items> block{sKeys, static_cast<int>(threadIdx.x)};
-    int keys[Items];
-    block.load(keys, in, n);
+    unsigned keys[Items];
+    block.load(keys, in, n, signFlip);
     block.sort(keys);
-    block.store(out, keys, n);
+    block.store(out, keys, n, signFlip);
 }
 
 Common::Workspace scratchKeys;    // the keys after passes 0 and 2
@@ -713,16 +716,14 @@ unsigned histogramBlocks(int n) {
 // lands in the output; the input is only read, by the histogram and the first pass. The
 // values (Pairs) take the same route as the keys.
 template <bool Pairs>
-void sortPasses(int n, int *dOut, const int *dIn, PassValues values, const SortState &state,
-                unsigned histogramGrid) {
+void sortPasses(int n, unsigned *output, const unsigned *input, unsigned signFlip, PassValues values,
+                const SortState &state, unsigned histogramGrid) {
     SC_CUDA_CHECK(cudaMemsetAsync(state.globalHistogram, 0, state.clearedBytes));
-    const auto *input = reinterpret_cast<const unsigned *>(dIn);
-    kernGlobalHistogram<<<histogramGrid, kHistogramThreads>>>(n, input, state.globalHistogram);
+    kernGlobalHistogram<<<histogramGrid, kHistogramThreads>>>(n, input, signFlip, state.globalHistogram);
     SC_CHECK_LAUNCH("kernGlobalHistogram");
     kernBucketOffsets<<<kPasses, kRadix>>>(state.globalHistogram, state.bucketOffsets);
     SC_CHECK_LAUNCH("kernBucketOffsets");
 
-    auto *output = reinterpret_cast<unsigned *>(dOut);
     const unsigned *from = input;
     PassValues route{nullptr, values.in};
     for (int pass = 0; pass < kPasses; ++pass) {
@@ -733,8 +734,8 @@ void sortPasses(int n, int *dOut, const int *dIn, PassValues values, const SortS
         Common::withPolicy<PoliciesOf<Pairs>>(state.family, [&](auto policy) {
             using P = decltype(policy);
             kernOnesweepPass<P, Pairs><<<state.numTiles, P::kThreads>>>(
-                n, to, from, route, pass * kDigitBits, pass == 0 ? kSignBit : 0u,
-                pass == kPasses - 1 ? kSignBit : 0u, state.bucketOffsets + pass * kRadix,
+                n, to, from, route, pass * kDigitBits, pass == 0 ? signFlip : 0u,
+                pass == kPasses - 1 ? signFlip : 0u, state.bucketOffsets + pass * kRadix,
                 state.tileStatus + statusOffset, state.tileCounters + pass);
         });
         SC_CHECK_LAUNCH("kernOnesweepPass");
@@ -743,21 +744,20 @@ void sortPasses(int n, int *dOut, const int *dIn, PassValues values, const SortS
     }
 }
 
-// A sort of keys, with values when Pairs: one block when the array fits in one tile,
-// else the histogram and four passes.
+// A sort of keys (signed when signFlip is kSignBit, unsigned when 0), with values when
+// Pairs: one block when the array fits in one tile, else the histogram and four passes.
 template <bool Pairs>
-void sortOnDevice(int n, int *dOut, const int *dIn, PassValues values) {
+void sortOnDevice(int n, unsigned *dOut, const unsigned *dIn, unsigned signFlip, PassValues values) {
     if (n == 0) return;
     const Common::PolicyFamily family = Common::policyFamily();
     if (n <= tileItemsOf<Pairs>(family)) {
         const auto launch = [&](auto policy) {
             using P = decltype(policy);
-            kernOnesweepOneTile<P, Pairs><<<1, P::kThreads>>>(n, reinterpret_cast<unsigned *>(dOut),
-                                                              reinterpret_cast<const unsigned *>(dIn), values);
+            kernOnesweepOneTile<P, Pairs><<<1, P::kThreads>>>(n, dOut, dIn, values, signFlip);
         };
         if constexpr (!Pairs) {  // up to 4096 keys alone: the bitonic network
             const bool bitonic = withSmallTile(n, [&](auto items) {
-                kernBitonicOneBlock<kSmallThreads, decltype(items)::value><<<1, kSmallThreads>>>(n, dOut, dIn);
+                kernBitonicOneBlock<kSmallThreads, decltype(items)::value><<<1, kSmallThreads>>>(n, dOut, dIn, signFlip);
             });
             if (bitonic) {
                 SC_CHECK_LAUNCH("kernBitonicOneBlock");
@@ -772,7 +772,7 @@ void sortOnDevice(int n, int *dOut, const int *dIn, PassValues values) {
         return;
     }
     const SortState state = reserveSort<Pairs>(n);
-    sortPasses<Pairs>(n, dOut, dIn, values, state, histogramBlocks(n));
+    sortPasses<Pairs>(n, dOut, dIn, signFlip, values, state, histogramBlocks(n));
 }
 
 }  // namespace
@@ -783,18 +783,24 @@ int pairTileItems(Common::PolicyFamily family) { return tileItemsOf<true>(family
 
 void sortDevice(int n, int *dOut, const int *dIn) {
     Common::Operation operation("onesweep", "sort", n);
-    sortOnDevice<false>(n, dOut, dIn, {nullptr, nullptr});
+    sortOnDevice<false>(n, reinterpret_cast<unsigned *>(dOut), reinterpret_cast<const unsigned *>(dIn), kSignBit,
+                        {nullptr, nullptr});
+}
+
+void sortUnsignedDevice(int n, unsigned *dOut, const unsigned *dIn) {
+    Common::Operation operation("onesweep", "sort-unsigned", n);
+    sortOnDevice<false>(n, dOut, dIn, 0u, {nullptr, nullptr});
 }
 
 void sortPairsDevice(int n, int *keysOut, int *valuesOut, const int *keysIn, const int *valuesIn) {
     Common::Operation operation("onesweep", "sort-pairs", n);
-    sortOnDevice<true>(n, keysOut, keysIn,
+    sortOnDevice<true>(n, reinterpret_cast<unsigned *>(keysOut), reinterpret_cast<const unsigned *>(keysIn), kSignBit,
                        {reinterpret_cast<unsigned *>(valuesOut), reinterpret_cast<const unsigned *>(valuesIn)});
 }
 
 const Backend &backend() {
     static const Backend row{.name = "onesweep", .title = "radix (Onesweep)", .timer = timer, .sort = sortDevice,
-                             .sortPairs = sortPairsDevice};
+                             .sortPairs = sortPairsDevice, .sortUnsigned = sortUnsignedDevice};
     return row;
 }
 

@@ -30,8 +30,8 @@ int tileItems(Common::PolicyFamily family);
 int pairTileItems(Common::PolicyFamily family);
 
 /**
- * The registry row: ascending sort of signed ints, and of int keys carrying int values
- * (stable).
+ * The registry row: ascending sort of signed ints, of unsigned ints, and of int keys
+ * carrying int values (stable).
  */
 const Backend &backend();
 

@@ -79,7 +79,7 @@ void sortOneBitDevice(int n, int *dOut, const int *dIn) {
 }
 
 void sortUnsignedDevice(int n, unsigned int *dOut, const unsigned int *dIn, int digitBits) {
-    Common::Operation operation("radix", "unsigned sort", n);
+    Common::Operation operation("radix", "sort-unsigned", n);
     // The split moves 32-bit patterns; only the digits read them as unsigned.
     sortKeys(n, reinterpret_cast<int *>(dOut), reinterpret_cast<const int *>(dIn), digitBits, false);
 }
@@ -96,6 +96,9 @@ const Backend &backend() {
                              .sortPairs = [](int n, int *keysOut, int *valuesOut, const int *keysIn,
                                              const int *valuesIn) {
                                  sortPairsDevice(n, keysOut, valuesOut, keysIn, valuesIn, kDigitBits);
+                             },
+                             .sortUnsigned = [](int n, unsigned *out, const unsigned *in) {
+                                 sortUnsignedDevice(n, out, in, kDigitBits);
                              }};
     return row;
 }

@@ -115,11 +115,11 @@ std::size_t copyIfInChunks(std::size_t n, int *dOut, const int *dIn, Select sele
     });
 }
 
-template <typename Count>
-void sortOnDevice(Count n, int *dOut, const int *dIn) {
+template <typename Count, typename Key>
+void sortOnDevice(Count n, Key *dOut, const Key *dIn) {
     thrustCall([&] {
         if (n == 0) return dOut;
-        SC_CUDA_CHECK(cudaMemcpyAsync(dOut, dIn, n * sizeof(int), cudaMemcpyDeviceToDevice));
+        SC_CUDA_CHECK(cudaMemcpyAsync(dOut, dIn, n * sizeof(Key), cudaMemcpyDeviceToDevice));
         thrust::sort(thrust::cuda::par(temporaryStorage), dOut, dOut + n);
         return dOut;
     });
@@ -171,6 +171,11 @@ void sortDevice(int n, int *dOut, const int *dIn) {
     sortOnDevice(n, dOut, dIn);
 }
 
+void sortUnsignedDevice(int n, unsigned *dOut, const unsigned *dIn) {
+    Common::Operation operation("thrust", "sort-unsigned", n);
+    sortOnDevice(n, dOut, dIn);
+}
+
 namespace Large {
 
 void scan(std::size_t n, long long *dOut, const int *dIn) {
@@ -202,7 +207,7 @@ void sort(std::size_t n, int *dOut, const int *dIn) {
 const Backend &backend() {
     static const Backend row{.name = "thrust", .title = "thrust", .synchronizesHost = true, .timer = timer,
                              .scan = scanDevice, .compact = compactDevice, .partition = partitionDevice,
-                             .sort = sortDevice, .sortPairs = sortPairsDevice,
+                             .sort = sortDevice, .sortPairs = sortPairsDevice, .sortUnsigned = sortUnsignedDevice,
                              .scan64 = Large::scan, .compact64 = Large::compact, .partition64 = Large::partition,
                              .sort64 = Large::sort};
     return row;

@@ -194,6 +194,15 @@ inline std::vector<int> referenceSort(const std::vector<int> &input) {
     return Detail::sortKeys(input, Detail::kParallelSortThreshold, Detail::sortThreads());
 }
 
+/** Ascending order of the ints' 32-bit patterns read as unsigned: -1 (0xFFFFFFFF) last. */
+inline std::vector<int> referenceSortUnsigned(const std::vector<int> &input) {
+    std::vector<int> sorted = input;
+    const auto unsignedLess = [](int a, int b) { return static_cast<unsigned>(a) < static_cast<unsigned>(b); };
+    Detail::sortInChunks(sorted.data(), sorted.size(), unsignedLess, Detail::kParallelSortThreshold,
+                         Detail::sortThreads());
+    return sorted;
+}
+
 /**
  * A stable sort of pairs by key, from `pairs` = n keys then their n values; the result
  * the same way round. Each pair is ordered by (key, input position), which is what a

@@ -181,7 +181,7 @@ TEST(CommandLine, UnknownFlagsAndNamesGetSuggestions) {
         {{"--frobnicate"}, "cis565_stream_compaction: unknown flag --frobnicate; see --help\n"},
         {{"--ops", "scans"},
          "cis565_stream_compaction: --ops: unknown operation 'scans'; did you mean 'scan'? operations: scan, compact, "
-         "partition, sort, sort-pairs\n"},
+         "partition, sort, sort-pairs, sort-unsigned\n"},
         {{"--format", "jsno"},
          "cis565_stream_compaction: --format: unknown format 'jsno'; did you mean 'json'? formats: text, markdown, "
          "csv, json\n"},

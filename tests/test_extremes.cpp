@@ -227,6 +227,14 @@ TEST(Extremes, SortOfAllEqualValues) {
     }
 }
 
+// The same keys read as unsigned: 0 first and -1 (0xFFFFFFFF) last, INT_MIN (0x80000000)
+// right after INT_MAX (0x7FFFFFFF).
+TEST(Extremes, SortUnsignedOrdersZeroFirstAndAllOnesLast) {
+    const std::vector<int> input = {INT_MAX, INT_MIN, 0, -1, 1, INT_MIN, INT_MAX, INT_MIN + 1, INT_MAX - 1, -2};
+    const std::vector<int> sorted = {0, 1, INT_MAX - 1, INT_MAX, INT_MAX, INT_MIN, INT_MIN, INT_MIN + 1, -2, -1};
+    expectEverywhere(Op::SortUnsigned, input, Predicate::nonZero(), sorted, 0);
+}
+
 // n keys alternating high, low, high, ...: the input, and the keys sorted (the n / 2 lows,
 // then the highs).
 std::vector<int> alternating(int n, int high, int low) {
@@ -240,16 +248,27 @@ std::vector<int> alternatingSorted(int n, int high, int low) {
     return sorted;
 }
 
+// The same keys read as unsigned, where each pair's high key orders first (INT_MAX is
+// 0x7FFFFFFF, INT_MIN 0x80000000; 0 is 0, -1 0xFFFFFFFF): the (n + 1) / 2 highs, then the lows.
+std::vector<int> alternatingSortedUnsigned(int n, int high, int low) {
+    std::vector<int> sorted(static_cast<std::size_t>((n + 1) / 2), high);
+    sorted.resize(static_cast<std::size_t>(n), low);
+    return sorted;
+}
+
 // The ends of the range and the two values on either side of the sign bit.
 constexpr std::pair<int, int> kAlternatingPairs[] = {{INT_MAX, INT_MIN}, {0, -1}};
 
 // INT_MAX and INT_MIN alternating, INT_MAX first: the INT_MIN half, then the INT_MAX half
-// (one more of those for odd n). Then -1 and 0, on either side of the sign bit.
+// (one more of those for odd n). Then -1 and 0, on either side of the sign bit. Sorted as
+// unsigned, each pair the other way round.
 TEST(Extremes, SortOfAlternatingValues) {
     for (const auto &[high, low] : kAlternatingPairs) {
         for (int n : kSizes) {
             expectEverywhere(Op::Sort, alternating(n, high, low), Predicate::nonZero(), alternatingSorted(n, high, low),
                              0);
+            expectEverywhere(Op::SortUnsigned, alternating(n, high, low), Predicate::nonZero(),
+                             alternatingSortedUnsigned(n, high, low), 0);
         }
     }
 }

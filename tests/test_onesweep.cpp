@@ -10,7 +10,7 @@
 // sizes around each cross from one network or tile shape to the next, and around the tile
 // from one path to the other. Sort-pairs carries random values with the keys and
 // is checked for stability against a sort by (key, input position), at the same sizes
-// around its own tile.
+// around its own tile. Sort-unsigned sorts the same keys read as unsigned, at the keys' sizes.
 
 #include <algorithm>
 #include <climits>
@@ -91,21 +91,31 @@ std::vector<int> download(const DeviceBuffer<int> &buffer, int n, int offset = 0
     return host;
 }
 
+/** Whether a sort reads the keys as signed ints (Backend::sort) or as unsigned (sortUnsigned). */
+enum class Keys { Signed, Unsigned };
+
 /**
  * Sorts `input` on the device twice, from `inOffset` and into `outOffset` ints past the
  * buffers' starts, with the output poisoned before each call; checks each output against
- * std::sort and the input for being unchanged.
+ * std::sort (of the keys read as `keys` says) and the input for being unchanged.
  */
-void expectSortsLikeStdSort(const std::vector<int> &input, int inOffset = 0, int outOffset = 0) {
+void expectSortsLikeStdSort(const std::vector<int> &input, int inOffset = 0, int outOffset = 0,
+                            Keys keys = Keys::Signed) {
     const int n = static_cast<int>(input.size());
-    const std::vector<int> expected = TestingHelpers::referenceSort(input);
+    const std::vector<int> expected =
+        keys == Keys::Signed ? TestingHelpers::referenceSort(input) : TestingHelpers::referenceSortUnsigned(input);
     DeviceBuffer<int> dIn(input.size() + inOffset), dOut(input.size() + outOffset);
     if (n > 0) {
         SC_CUDA_CHECK(cudaMemcpy(dIn.get() + inOffset, input.data(), n * sizeof(int), cudaMemcpyHostToDevice));
     }
     for (const char *call : {"first call", "second call"}) {
         dOut.fillBytes(Harness::kPoisonByte, input.size() + outOffset);
-        Onesweep::backend().sort(n, dOut.get() + outOffset, dIn.get() + inOffset);
+        if (keys == Keys::Signed) {
+            Onesweep::backend().sort(n, dOut.get() + outOffset, dIn.get() + inOffset);
+        } else {
+            Onesweep::backend().sortUnsigned(n, reinterpret_cast<unsigned *>(dOut.get() + outOffset),
+                                             reinterpret_cast<const unsigned *>(dIn.get() + inOffset));
+        }
         expectSameArrays(download(dOut, n, outOffset), expected, call);
     }
     expectSameArrays(download(dIn, n, inOffset), input, "input after sorting");
@@ -140,6 +150,22 @@ TEST_P(OnesweepSort, MatchesStdSort) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Sizes, OnesweepSort,
+                         testing::Combine(kAllShapes, testing::ValuesIn(sizes())), shapeAndSize);
+
+// The same keys sorted as unsigned ints: the same kernels without the sign bit's flip, so
+// 0 orders first and -1 (0xFFFFFFFF) last, INT_MIN right after INT_MAX.
+class OnesweepSortUnsigned : public ::testing::TestWithParam<std::tuple<Shape, int>> {};
+
+TEST_P(OnesweepSortUnsigned, MatchesStdSortOfUnsigned) {
+    SKIP_WITHOUT_GPU();
+    const auto [shape, n] = GetParam();
+    const auto seed = TestSupport::freshSeed();
+    SCOPED_TRACE(testing::Message() << "onesweep sort-unsigned, " << shapeName(shape) << ", n = " << n << ", seed "
+                                    << seed);
+    expectSortsLikeStdSort(makeInput(shape, n, seed), 0, 0, Keys::Unsigned);
+}
+
+INSTANTIATE_TEST_SUITE_P(Sizes, OnesweepSortUnsigned,
                          testing::Combine(kAllShapes, testing::ValuesIn(sizes())), shapeAndSize);
 
 /** Keys per pass tile of a sort of pairs under the Hopper policy. */
@@ -237,6 +263,7 @@ TEST(OnesweepSortCalls, IsRegisteredAsAGpuSort) {
     EXPECT_TRUE(onesweep->onGpu);
     EXPECT_TRUE(Harness::offers(*onesweep, Harness::Op::Sort));
     EXPECT_TRUE(Harness::offers(*onesweep, Harness::Op::SortPairs));
+    EXPECT_TRUE(Harness::offers(*onesweep, Harness::Op::SortUnsigned));
     for (Harness::Op op : {Harness::Op::Scan, Harness::Op::Compact, Harness::Op::Partition}) {
         EXPECT_FALSE(Harness::offers(*onesweep, op)) << Harness::opName(op);
     }

@@ -86,6 +86,11 @@ void sortCorrect(int n, int *out, const int *in) {
     store(out, TestingHelpers::referenceSort(hostInput(n, in)), 0);
     timedBracket();
 }
+void sortUnsignedCorrect(int n, unsigned *out, const unsigned *in) {
+    const std::vector<int> input = hostInput(n, reinterpret_cast<const int *>(in));
+    store(reinterpret_cast<int *>(out), TestingHelpers::referenceSortUnsigned(input), 0);
+    timedBracket();
+}
 
 // The pairs sorted stably, written from keys[firstKey] and values[firstValue] on.
 void storeSortedPairs(int n, int *keysOut, int *valuesOut, const int *keysIn, const int *valuesIn,
@@ -139,7 +144,7 @@ void keptBy(int n, int *out, const int *in, Predicate keep, int *kept) {
 SC::Backend correctBackend() {
     return SC::Backend{.name = "fake", .title = "fake", .onGpu = fake.onGpu, .timer = fakeTimer,
                        .scan = scanCorrect, .compact = keptBy<compactCorrect>, .partition = keptBy<partitionCorrect>,
-                       .sort = sortCorrect, .sortPairs = sortPairsCorrect};
+                       .sort = sortCorrect, .sortPairs = sortPairsCorrect, .sortUnsigned = sortUnsignedCorrect};
 }
 
 Harness::RunSettings settings(int warmup, int reps) {

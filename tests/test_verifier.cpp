@@ -71,6 +71,7 @@ std::vector<int> correct(Op op, const std::vector<int> &input, Predicate keep) {
         case Op::Partition: return TestingHelpers::referencePartition(input, keep);
         case Op::Sort: return TestingHelpers::referenceSort(input);
         case Op::SortPairs: return TestingHelpers::referenceSortPairs(input);
+        case Op::SortUnsigned: return TestingHelpers::referenceSortUnsigned(input);
     }
     return {};
 }
@@ -148,6 +149,9 @@ void fakeSort(int n, int *out, const int *in) { fakeOp<Op::Sort>(n, {out}, in, P
 void fakeSortPairs(int n, int *keysOut, int *valuesOut, const int *keysIn, const int *valuesIn) {
     fakeOp<Op::SortPairs>(n, {keysOut, valuesOut, static_cast<std::size_t>(n)}, keysIn, Predicate::nonZero(), valuesIn);
 }
+void fakeSortUnsigned(int n, unsigned *out, const unsigned *in) {
+    fakeOp<Op::SortUnsigned>(n, {reinterpret_cast<int *>(out)}, reinterpret_cast<const int *>(in), Predicate::nonZero());
+}
 
 // The 64-bit scan, with the flaws that concern its int64 output.
 void fakeScan64(std::size_t n, long long *out, const int *in) {
@@ -167,7 +171,7 @@ void keptBy(int n, int *out, const int *in, Predicate keep, int *kept) {
 SC::Backend fakeBackend() {
     SC::Backend backend{.name = "fake", .title = "fake", .onGpu = fake.onGpu, .timer = fakeTimer, .scan = fakeScan,
                         .compact = keptBy<fakeCompact>, .partition = keptBy<fakePartition>, .sort = fakeSort,
-                        .sortPairs = fakeSortPairs};
+                        .sortPairs = fakeSortPairs, .sortUnsigned = fakeSortUnsigned};
     backend.scan64 = fakeScan64;
     return backend;
 }

@@ -55,8 +55,11 @@ const char *shapeName(Shape shape) {
     return "?";
 }
 
-/** n keys of the given shape; the random ones from `seed`. */
-std::vector<int> makeInput(Shape shape, int n, std::uint64_t seed) {
+/** Whether a sort reads the keys as signed ints (Backend::sort) or as unsigned (sortUnsigned). */
+enum class Keys { Signed, Unsigned };
+
+/** n keys of the given shape, sorted and reverse sorted in the order `keys` reads them; the random ones from `seed`. */
+std::vector<int> makeInput(Shape shape, int n, std::uint64_t seed, Keys keys = Keys::Signed) {
     std::vector<int> input(static_cast<std::size_t>(n));
     std::mt19937_64 engine(seed);
     if (shape == Shape::AllEqual) {
@@ -68,8 +71,11 @@ std::vector<int> makeInput(Shape shape, int n, std::uint64_t seed) {
     } else {
         std::uniform_int_distribution<int> values(INT_MIN, INT_MAX);
         for (int &v : input) v = values(engine);
-        if (shape == Shape::Sorted) std::sort(input.begin(), input.end());
-        if (shape == Shape::Reversed) std::sort(input.begin(), input.end(), std::greater<int>());
+        const auto less = [keys](int a, int b) {
+            return keys == Keys::Signed ? a < b : static_cast<unsigned>(a) < static_cast<unsigned>(b);
+        };
+        if (shape == Shape::Sorted) std::sort(input.begin(), input.end(), less);
+        if (shape == Shape::Reversed) std::sort(input.begin(), input.end(), [&less](int a, int b) { return less(b, a); });
     }
     return input;
 }
@@ -90,9 +96,6 @@ std::vector<int> download(const DeviceBuffer<int> &buffer, int n, int offset = 0
     }
     return host;
 }
-
-/** Whether a sort reads the keys as signed ints (Backend::sort) or as unsigned (sortUnsigned). */
-enum class Keys { Signed, Unsigned };
 
 /**
  * Sorts `input` on the device twice, from `inOffset` and into `outOffset` ints past the
@@ -162,7 +165,7 @@ TEST_P(OnesweepSortUnsigned, MatchesStdSortOfUnsigned) {
     const auto seed = TestSupport::freshSeed();
     SCOPED_TRACE(testing::Message() << "onesweep sort-unsigned, " << shapeName(shape) << ", n = " << n << ", seed "
                                     << seed);
-    expectSortsLikeStdSort(makeInput(shape, n, seed), 0, 0, Keys::Unsigned);
+    expectSortsLikeStdSort(makeInput(shape, n, seed, Keys::Unsigned), 0, 0, Keys::Unsigned);
 }
 
 INSTANTIATE_TEST_SUITE_P(Sizes, OnesweepSortUnsigned,

@@ -114,7 +114,8 @@ struct PolicyCase {
 const std::vector<PolicyCase> &policyCases() {
     static const std::vector<PolicyCase> cases = {
         {"decoupled", Op::Scan}, {"decoupled", Op::Compact}, {"decoupled", Op::Partition},
-        {"onesweep", Op::Sort},  {"onesweep", Op::SortPairs}, {"shared", Op::Scan},  {"shared", Op::Compact},
+        {"onesweep", Op::Sort},  {"onesweep", Op::SortPairs}, {"onesweep", Op::SortUnsigned},
+        {"shared", Op::Scan},    {"shared", Op::Compact},
     };
     return cases;
 }

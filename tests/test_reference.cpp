@@ -123,6 +123,20 @@ TEST(ReferenceSort, MatchesStdSortAroundThreshold) {
     }
 }
 
+// The unsigned order, below the parallel path's threshold and past it, against std::sort
+// of the keys as unsigned; then the ends of that order by hand.
+TEST(ReferenceSortUnsigned, MatchesStdSortOfUnsignedAroundThreshold) {
+    for (const std::size_t n : kThresholdSizes) {
+        const TestSupport::SeededInput keys = keysOf(n);
+        std::vector<unsigned> asUnsigned(keys.values.begin(), keys.values.end());
+        std::sort(asUnsigned.begin(), asUnsigned.end());
+        const std::vector<int> expected(asUnsigned.begin(), asUnsigned.end());
+        expectSameArrays(TestingHelpers::referenceSortUnsigned(keys.values), expected);
+    }
+    EXPECT_EQ(TestingHelpers::referenceSortUnsigned({INT_MIN, -1, 0, INT_MAX, 1, INT_MIN + 1}),
+              (std::vector<int>{0, 1, INT_MAX, INT_MIN, INT_MIN + 1, -1}));
+}
+
 TEST(ReferenceSortPairs, ParallelPathIsStable) {
     for (const unsigned threads : kThreadCounts) {
         for (const std::size_t n : kSmallSizes) {

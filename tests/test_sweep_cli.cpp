@@ -91,10 +91,15 @@ TEST(BlockSizeList, RejectsBadBlockSizes) {
 
 TEST(ParseOp, NamesEveryOp) {
     for (const auto &[name, op] : std::vector<std::pair<std::string, Op>>{
-             {"scan", Op::Scan}, {"compact", Op::Compact}, {"partition", Op::Partition}, {"sort", Op::Sort}}) {
+             {"scan", Op::Scan},
+             {"compact", Op::Compact},
+             {"partition", Op::Partition},
+             {"sort", Op::Sort},
+             {"sort-pairs", Op::SortPairs},
+             {"sort-unsigned", Op::SortUnsigned}}) {
         EXPECT_EQ(Harness::parseOp(name), op) << name;
     }
-    expectRejected(Harness::parseOp, {"Scan", ""});
+    expectRejected(Harness::parseOp, {"Scan", "", "sort_unsigned", "sort-unsigned,"});
 }
 
 TEST(ParsePredicate, ReadsWhatNameWrites) {
@@ -259,6 +264,8 @@ TEST(Traffic, BytesPerOp) {
     EXPECT_EQ(Harness::trafficBytes(Op::Compact, 1000, 250), 5000);
     EXPECT_EQ(Harness::trafficBytes(Op::Partition, 1000, 250), 8000);
     EXPECT_EQ(Harness::trafficBytes(Op::Sort, 1000, 0), 8000);
+    EXPECT_EQ(Harness::trafficBytes(Op::SortUnsigned, 1000, 0), 8000);
+    EXPECT_EQ(Harness::trafficBytes(Op::SortPairs, 1000, 0), 16000);
     EXPECT_EQ(Harness::trafficBytes(Op::Scan, 1LL << 30, 0), 8.0 * (1LL << 30));
     EXPECT_EQ(Harness::trafficBytes(Op::Scan, 2147483647, 0), 8.0 * 2147483647);
     // Past 2^31 - 1 a scan reads 4n and writes 8n (int64 sums); the other ops are as before.

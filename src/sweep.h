@@ -37,8 +37,8 @@ std::string memoryShortfall(long long largestSize, std::size_t freeBytes, bool p
 
 /**
  * Bytes an op reads and writes, as counted for effective bandwidth: scan 8n (12n past
- * 2^31 - 1, where its sums are int64), compact 4n + 4 x kept, partition 8n, sort 8n
- * (the least any sort can move), sort-pairs 16n.
+ * 2^31 - 1, where its sums are int64), compact 4n + 4 x kept, partition 8n, sort and
+ * sort-unsigned 8n (the least any sort can move), sort-pairs 16n.
  */
 double trafficBytes(Op op, long long n, long long kept);
 

@@ -10,7 +10,8 @@ namespace StreamCompaction::Cub {
 /**
  * The registry row: cub::DeviceScan::ExclusiveScan, DeviceSelect::If, DevicePartition::If
  * (its rejected tail reversed in place, so that the partition is stable) and
- * DeviceRadixSort::SortKeys, for the course's `int n` and for 64-bit counts.
+ * DeviceRadixSort::SortKeys, for the course's `int n` and for 64-bit counts; SortPairs
+ * and SortKeys of unsigned keys for the course's `int n`.
  */
 const Backend &backend();
 

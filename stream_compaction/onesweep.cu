@@ -755,7 +755,7 @@ void sortOnDevice(int n, unsigned *dOut, const unsigned *dIn, unsigned signFlip,
             using P = decltype(policy);
             kernOnesweepOneTile<P, Pairs><<<1, P::kThreads>>>(n, dOut, dIn, values, signFlip);
         };
-        if constexpr (!Pairs) {  // up to 4096 keys alone: the bitonic network
+        if constexpr (!Pairs) {  // keys alone, up to 4096 (or the tile's, if fewer): the bitonic network
             const bool bitonic = withSmallTile(n, [&](auto items) {
                 kernBitonicOneBlock<kSmallThreads, decltype(items)::value><<<1, kSmallThreads>>>(n, dOut, dIn, signFlip);
             });

@@ -17,7 +17,10 @@ StreamCompaction::Common::PerformanceTimer &timer();
 /** The fast version's digit width: 16 buckets per pass, the split's limit. */
 constexpr int kDigitBits = 4;
 
-/** The registry row: ascending sort of device signed ints, 4-bit digits; negative values first. */
+/**
+ * The registry row: ascending sort of device signed ints, 4-bit digits, negative values
+ * first; of unsigned ints (sortUnsignedDevice); of key-value pairs (sortPairsDevice).
+ */
 const Backend &backend();
 
 /** The same sort one bit per pass, the course's split by bit. */

@@ -15,7 +15,8 @@ void scan(int n, int *odata, const int *idata);
 
 /**
  * The registry row: thrust::exclusive_scan, copy_if, stable_partition_copy and sort on
- * device arrays, for the course's `int n` and for 64-bit counts.
+ * device arrays, for the course's `int n` and for 64-bit counts; stable_sort_by_key and
+ * sort of unsigned keys for the course's `int n`.
  */
 const Backend &backend();
 

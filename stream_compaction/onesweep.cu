@@ -469,9 +469,9 @@ struct PassValues {
 // look-backs can go past this one; scan the counts for where each digit's run starts in
 // the tile; stage the keys in digit order; per digit, look back; scatter the staged keys
 // to their places in the output. The first pass applies the sort's sign flip to the keys
-// it reads (flipIn) and the last takes it off again (flipOut). With Pairs, each key's value is loaded
-// while the tile looks back, staged where its key was once the keys are out, and
-// scattered where its key went.
+// it reads (flipIn) and the last takes it off again (flipOut). With Pairs, each key's
+// value is loaded while the tile looks back, staged where its key was once the keys are
+// out, and scattered where its key went.
 template <typename P, bool Pairs>
 __global__ void __launch_bounds__(P::kThreads, P::kMinBlocks)
     kernOnesweepPass(int n, unsigned *keysOut, const unsigned *keysIn, PassValues values, int shift, unsigned flipIn,
@@ -546,9 +546,9 @@ __global__ void __launch_bounds__(P::kThreads)
 // keys, no digits. Element i of the sorting network is thread i / Items's key i % Items
 // (a blocked arrangement). The keys are compared as unsigned with the sort's sign flip
 // applied, as the radix passes see them; keys past n are kPastEnd, which sorts after
-// every key, so the first n of the network's output are the sorted array. A stage (k, j) compares element
-// i with i ^ j and leaves the smaller at the lower index where i & k is 0 (an ascending
-// run) and the larger where it is not. Three kinds of stage, by where the partner lies:
+// every key, so the first n of the network's output are the sorted array. A stage
+// (k, j) compares element i with i ^ j and leaves the smaller at the lower index where
+// i & k is 0 (an ascending run) and the larger where it is not. Three kinds of stage, by where the partner lies:
 // the same thread (j < Items), another lane of the warp (j < 32 x Items: a shuffle) or
 // another warp (through shared memory, striped so that lanes touch consecutive words).
 // Why: the radix one-block path ranks four 8-bit digits, each pass a chain of barriers

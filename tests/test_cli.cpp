@@ -260,6 +260,15 @@ TEST(CommandLine, HelpIsPlain) {
     EXPECT_NE(help.find("Exit status: 0"), std::string::npos) << help;
 }
 
+// --ops in --help: every operation's name, and what a sweep runs without --ops (kDefaultOps).
+TEST(CommandLine, HelpNamesEveryOperationAndTheDefaultOnes) {
+    const std::string help = printedBy({"--help"});
+    EXPECT_NE(help.find("scan, compact, partition, sort, sort-pairs, sort-unsigned (default: scan, compact, partition, "
+                        "sort)"),
+              std::string::npos)
+        << help;
+}
+
 TEST(CommandLine, HelpAndVersionExitZero) {
     EXPECT_NE(printedBy({"--help"}).find("--block-size"), std::string::npos);
     EXPECT_NE(printedBy({"--version"}).find("cis565_stream_compaction"), std::string::npos);

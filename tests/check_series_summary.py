@@ -1,0 +1,101 @@
+#!/usr/bin/env python3
+"""scripts/series-summary on runs of known medians and round spreads: how far each cell's
+runs lie apart, beside its rounds, per mode and per run. The CSVs carry the program's own
+header (read from a CPU-only run of the program), so a column renamed in the program
+fails here; failed cells and SIZE - 3 companions are left out; one CSV is refused.
+Usage: check_series_summary.py path/to/cis565_stream_compaction path/to/scripts/series-summary
+"""
+
+import csv
+import io
+import os
+import subprocess
+import sys
+import tempfile
+
+
+def program_header(program, folder):
+    path = os.path.join(folder, "real.csv")
+    subprocess.run([program, "--sizes", "16", "--no-npot", "--backends", "cpu", "--ops", "scan", "--rounds", "2",
+                    "--quiet", "--output", path], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    with open(path, newline="") as f:
+        return next(csv.reader(f))
+
+
+def write_run(folder, name, header, cells):
+    """cells: (mode, backend, size, npot, median_ms, round_spread_pct or None, verified)."""
+    with open(os.path.join(folder, name), "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=header)
+        writer.writeheader()
+        for mode, backend, size, npot, median, spread, verified in cells:
+            row = dict.fromkeys(header, "")
+            row.update(run_id=name, mode=mode, op="scan", backend=backend, size=str(size), npot=npot,
+                       median_ms=str(median), round_spread_pct="" if spread is None else str(spread),
+                       verified=verified)
+            writer.writerow(row)
+    return os.path.join(folder, name)
+
+
+def main(program, script):
+    failures = []
+    with tempfile.TemporaryDirectory() as folder:
+        header = program_header(program, folder)
+        for column in ("mode", "op", "backend", "size", "npot", "median_ms", "round_spread_pct", "verified"):
+            if column not in header:
+                failures.append(f"the program's CSV has no column {column}")
+        if failures:
+            print("\n".join(failures))
+            return 1
+        runs = [
+            write_run(folder, "r1.csv", header, [("cold", "naive", 1024, "false", 1.00, 1.0, "passed"),
+                                                 ("cold", "naive", 4096, "false", 2.00, 0.2, "passed"),
+                                                 ("cold", "naive", 1021, "true", 9.00, 9.0, "passed"),
+                                                 ("cold", "naive", 16384, "false", 9.00, 9.0, "failed")]),
+            write_run(folder, "r2.csv", header, [("cold", "naive", 1024, "false", 1.05, 2.0, "passed"),
+                                                 ("cold", "naive", 4096, "false", 2.02, 0.4, "passed")]),
+            write_run(folder, "r3.csv", header, [("cold", "naive", 1024, "false", 1.02, 0.5, "passed"),
+                                                 ("cold", "naive", 4096, "false", 2.04, None, "passed")]),
+            write_run(folder, "r4.csv", header, [("hot", "naive", 1024, "false", 0.50, 0.4, "passed")]),
+            write_run(folder, "r5.csv", header, [("hot", "naive", 1024, "false", 0.52, 0.6, "passed")]),
+        ]
+        done = subprocess.run([sys.executable, script] + runs, capture_output=True, text=True)
+        if done.returncode != 0:
+            print(f"series-summary exited {done.returncode}: {done.stderr}")
+            return 1
+        lines = done.stdout.splitlines()
+        expected = [
+            # 1.05 / 1.00 and 2.04 / 2.00 apart; the rounds' largest and median spread.
+            "| cold | scan | naive | 2^10 | 3 | 5.0 | 2.0; 1.0 |",
+            "| cold | scan | naive | 2^12 | 3 | 2.0 | 0.4; 0.3 |",
+            "| hot | scan | naive | 2^10 | 2 | 4.0 | 0.6; 0.5 |",
+            # the median cell of each mode
+            "| cold | 2 | 3.5 | 1.2 |",
+            "| hot | 1 | 4.0 | 0.6 |",
+            # each run's median ratio to the cells' medians (1.02 and 2.02 cold, 0.51 hot)
+            "| r1 | cold | 2 | -1.48 |",
+            "| r2 | cold | 2 | +1.47 |",
+            "| r3 | cold | 2 | +0.50 |",
+            "| r4 | hot | 1 | -1.96 |",
+            "| r5 | hot | 1 | +1.96 |",
+        ]
+        for line in expected:
+            if line not in lines:
+                failures.append(f"missing: {line}")
+        for line in lines:
+            if "| 2^14 |" in line or "| 1021 |" in line:
+                failures.append(f"a failed or SIZE - 3 cell was counted: {line}")
+
+        alone = subprocess.run([sys.executable, script, runs[0]], capture_output=True, text=True)
+        if alone.returncode == 0 or "at least two" not in alone.stderr:
+            failures.append(f"one CSV was not refused: exit {alone.returncode}, {alone.stderr!r}")
+
+    if failures:
+        print("\n".join(failures))
+        print("output was:\n" + done.stdout)
+        return 1
+    print("series-summary: every expected line present")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1], sys.argv[2]))

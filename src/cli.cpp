@@ -16,6 +16,8 @@
 #include <stream_compaction/launch.h>
 #include <stream_compaction/student.h>
 
+#include "processes.h"
+
 namespace Harness {
 
 namespace {
@@ -404,8 +406,17 @@ std::string samplingText(const Options &o) {
                    : fmt::format("median of calls until the noise is at most {:g}% (at least {} calls and {:g} ms, at "
                                  "most {:g} s)",
                                  o.maxNoise * 100, o.minSamples, o.minTimeMs, o.maxTimeMs / 1000);
-    const std::string rounds =
-        o.rounds > 1 ? fmt::format("; {} rounds, buffers allocated again for each, their calls pooled", o.rounds) : "";
+    std::string rounds;
+    if (o.processes > 1) {
+        rounds = fmt::format("; {} in each of {} processes, one after another; a figure is the mean of the {} "
+                             "rounds' medians",
+                             o.rounds > 1 ? fmt::format("{} rounds", o.rounds) : std::string("one round"), o.processes,
+                             o.rounds * o.processes);
+    } else if (o.rounds > 1) {
+        rounds = fmt::format("; {} rounds, buffers allocated again for each; a figure is the mean of the rounds' "
+                             "medians",
+                             o.rounds);
+    }
     return fmt::format("{} after {} untimed; GPU: L2 {}, {}{}", calls, o.warmup,
                        o.hot ? "left warm (--hot)" : "flushed before each",
                        o.blockingKernel ? "launch time out (blocking kernel)" : "launch time in (--no-blocking-kernel)",
@@ -428,7 +439,7 @@ constexpr const char *kGradeGroup = "Grading a course submission (make run STUDE
 // conversion would read "010" as octal 8).
 struct RawText {
     std::string size, blockSize, seed, reps, warmup, sizes, blockSizes, keep, format;
-    std::string minSamples, minTime, maxNoise, maxTime, rounds;
+    std::string minSamples, minTime, maxNoise, maxTime, rounds, processes, childIndex;
     std::vector<std::string> ops;
 };
 
@@ -513,14 +524,32 @@ std::vector<CLI::Option *> addSweepOptions(CLI::App &app, Options &options, RawT
     sweepFlags.push_back(addChecked(
         app, "--rounds", raw.rounds,
         "Measure every input N times, its cells' buffers allocated again for each round (where the cells take "
-        "turns, beside the last round's, so at other addresses); a figure pools the rounds' calls, and "
-        "round_spread_pct is the spread of the rounds' medians (default 1)",
+        "turns, beside the last round's, so at other addresses); a figure's median is the mean of the rounds' "
+        "medians, its other statistics pool their calls, and round_spread_pct is the spread of the rounds' "
+        "medians (default 1)",
         kSweepGroup, "N", [](const std::string &text) {
             const int count = parseCount(text);
             if (count < 1 || count > 100) {
                 throw std::invalid_argument(fmt::format("'{}' is not a count of rounds; use 1 to 100", text));
             }
         }));
+    sweepFlags.push_back(addChecked(
+        app, "--processes", raw.processes,
+        fmt::format("Run the sweep in N processes, one after another (N - 1 child processes of this program, then "
+                    "this one), and pool each cell's rounds over all of them: the GPU's launches run a few percent "
+                    "faster or slower for a whole process, so figures over several processes agree better from run "
+                    "to run (default 1; up to {})",
+                    kMaxProcesses),
+        kSweepGroup, "N", [](const std::string &text) {
+            const int count = parseCount(text);
+            if (count < 1 || count > kMaxProcesses) {
+                throw std::invalid_argument(
+                    fmt::format("'{}' is not a count of processes; use 1 to {}", text, kMaxProcesses));
+            }
+        }));
+    // A child process's flags, which the parent adds to the child's command line; not in --help.
+    app.add_option("--child-cells", options.childCells)->group("");
+    addChecked(app, "--child-index", raw.childIndex, "", "", "K", [](const std::string &text) { parseCount(text); });
     // Two flags, not CLI11's "--npot,!--no-npot", so that both together can be refused
     // and --help shows no "{false}".
     sweepFlags.push_back(
@@ -570,6 +599,15 @@ std::string finish(const RawText &raw, Options &options) {
     if (!raw.maxNoise.empty()) options.maxNoise = parseNoise(raw.maxNoise);
     if (!raw.maxTime.empty()) options.maxTimeMs = parseTimeMs(raw.maxTime);
     if (!raw.rounds.empty()) options.rounds = parseCount(raw.rounds);
+    if (!raw.processes.empty()) options.processes = parseCount(raw.processes);
+    if (!raw.childIndex.empty()) options.childIndex = parseCount(raw.childIndex);
+    if (options.processes > 1 && !canStartProcesses()) {
+        return "--processes: this build cannot start child processes (it has no POSIX process spawning); use 1";
+    }
+    if (!options.childCells.empty() && (options.childIndex < 1 || options.childIndex >= options.processes)) {
+        return "--child-cells: for the program's own child processes (--processes), with --child-index 1 to "
+               "--processes - 1";
+    }
     // The course's test sequence prints one figure per test, about forty of them: half a
     // second each keeps the default run short.
     if (raw.maxTime.empty() && !options.sweep && !options.grade) options.maxTimeMs = kCourseMaxTimeMs;
@@ -661,7 +699,7 @@ int parseCommandLine(int argc, const char *const *argv, Options &options) {
                      "SIZE and SIZE - 3 and on edge cases, one call each on a poisoned output, as a table of cases x "
                      "functions (--format and --output take it; --backends picks its student-* columns)")
             ->group(kGradeGroup);
-    for (const char *sweepOnly : {"--sizes", "--block-sizes", "--ops", "--keep", "--npot", "--rounds"}) {
+    for (const char *sweepOnly : {"--sizes", "--block-sizes", "--ops", "--keep", "--npot", "--rounds", "--processes"}) {
         grade->excludes(sweepOnly);
     }
 
@@ -699,6 +737,8 @@ int parseCommandLine(int argc, const char *const *argv, Options &options) {
         return kExitBadInput;
     }
     options.commandLine = typedCommandLine(argc, argv);
+    options.program = argc > 0 ? argv[0] : "cis565_stream_compaction";
+    options.arguments.assign(argv + std::min(argc, 1), argv + argc);
     return -1;
 }
 

@@ -31,6 +31,13 @@ struct Options {
     // cached device memory) freed and allocated again for each round; a cell's figures
     // pool the rounds' calls, and its row gives the spread of the rounds' medians.
     int rounds = 1;
+    // A sweep runs in this many processes, one after another: N - 1 child processes of
+    // the program (processes.h), then this one; a cell's figures pool every process's rounds.
+    int processes = 1;
+    // Set in a child process only, by the parent (hidden flags): the file it writes its
+    // cells to, and which process it is (1 to processes - 1).
+    std::string childCells;
+    int childIndex = 0;
 
     // A sweep runs instead of the course sequence when any sweep or report flag is given;
     // --grade runs the grade (grade.h) instead of either.
@@ -45,7 +52,12 @@ struct Options {
     std::vector<std::string> outputs;  // files, each in the format its extension names
     bool quiet = false;                // no progress line
     std::string commandLine;           // as typed, for the reports
+    std::string program;                  // argv[0]
+    std::vector<std::string> arguments;  // argv[1] on, for a child process's command line
 };
+
+/** The most processes a sweep runs in (--processes). */
+constexpr int kMaxProcesses = 64;
 
 /** The --max-time of the course's test sequence unless given. */
 constexpr double kCourseMaxTimeMs = 500;

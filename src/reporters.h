@@ -10,6 +10,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "device_info.h"
 #include "gpu_state.h"
@@ -79,9 +80,13 @@ struct Row {
     std::optional<Interval> copyFractionRange;
     std::optional<Interval> speedupVsCpuRange;
     std::optional<Interval> speedupVsCubRange;
-    // --rounds > 1: the spread of the rounds' medians, the largest over the smallest less 1
-    // (PooledRounds); the other figures pool every round's calls.
+    // --rounds > 1 or --processes > 1: the spread of the rounds' medians (every process's),
+    // the largest over the smallest less 1 (PooledRounds); the median is the mean of the
+    // rounds' medians, the other figures pool every round's calls.
     std::optional<double> roundSpread;
+    // Each round's readings, in ms, as the sweep pooled them (a child process's record of
+    // the cell, processes.h); empty for a cell that did not run.
+    std::vector<std::vector<double>> roundSamplesMs;
     bool launchBound = false;  // within 1.5x of the back end's empty-call time: launch overhead, not work
     bool interleaved = false;  // its calls took turns with the other back ends' of the same input
     // The GPU's state (NVML, gpu_state.h) after the cell's last call, and whether a clock

@@ -24,19 +24,27 @@ Statistics summarize(std::vector<double> ms) {
     return s;
 }
 
+double relativeError(double noise, int samples) {
+    return samples > 1 && std::isfinite(noise) && noise > 0 ? noise / std::sqrt(static_cast<double>(samples)) : 0;
+}
+
+double Statistics::relativeError() const { return std::max(Harness::relativeError(noise(), samples), roundsError); }
+
 PooledRounds poolRounds(const std::vector<std::vector<double>> &rounds) {
     PooledRounds pooled;
-    std::vector<double> all;
-    double lowest = 0, highest = 0;
+    std::vector<double> all, medians;
     for (const std::vector<double> &round : rounds) {
         if (round.empty()) continue;
-        const double median = summarize(round).medianMs;
-        lowest = all.empty() ? median : std::min(lowest, median);
-        highest = all.empty() ? median : std::max(highest, median);
+        medians.push_back(summarize(round).medianMs);
         all.insert(all.end(), round.begin(), round.end());
     }
     pooled.all = summarize(std::move(all));
-    pooled.medianSpread = lowest > 0 ? highest / lowest - 1 : 0;
+    pooled.rounds = static_cast<int>(medians.size());
+    if (medians.empty()) return pooled;
+    const Statistics ofMedians = summarize(medians);
+    pooled.all.medianMs = ofMedians.meanMs;
+    pooled.all.roundsError = relativeError(ofMedians.noise(), ofMedians.samples);
+    pooled.medianSpread = ofMedians.minMs > 0 ? ofMedians.maxMs / ofMedians.minMs - 1 : 0;
     return pooled;
 }
 
@@ -51,29 +59,24 @@ double RunningNoise::noise() const {
     return samples_ > 1 && mean_ > 0 ? std::sqrt(squares_ / (samples_ - 1)) / mean_ : 0;
 }
 
-namespace {
-
-// A figure's relative standard error: noise / sqrt(samples), 0 where it cannot be known.
-double relativeError(double noise, int samples) {
-    return samples > 1 && std::isfinite(noise) && noise > 0 ? noise / std::sqrt(static_cast<double>(samples)) : 0;
-}
-
-}  // namespace
-
-Interval ratioInterval(double numeratorMs, double numeratorNoise, int numeratorSamples, double denominatorMs,
-                       double denominatorNoise, int denominatorSamples) {
+Interval ratioIntervalOfErrors(double numeratorMs, double numeratorError, double denominatorMs,
+                               double denominatorError) {
     Interval interval;
     interval.value = numeratorMs / denominatorMs;
-    const double a = relativeError(numeratorNoise, numeratorSamples);
-    const double b = relativeError(denominatorNoise, denominatorSamples);
-    const double width = 1.96 * std::sqrt(a * a + b * b);
+    const double width = 1.96 * std::sqrt(numeratorError * numeratorError + denominatorError * denominatorError);
     interval.low = interval.value * std::exp(-width);
     interval.high = interval.value * std::exp(width);
     return interval;
 }
 
+Interval ratioInterval(double numeratorMs, double numeratorNoise, int numeratorSamples, double denominatorMs,
+                       double denominatorNoise, int denominatorSamples) {
+    return ratioIntervalOfErrors(numeratorMs, relativeError(numeratorNoise, numeratorSamples), denominatorMs,
+                                 relativeError(denominatorNoise, denominatorSamples));
+}
+
 Interval ratioInterval(const Statistics &a, const Statistics &b) {
-    return ratioInterval(a.medianMs, a.noise(), a.samples, b.medianMs, b.noise(), b.samples);
+    return ratioIntervalOfErrors(a.medianMs, a.relativeError(), b.medianMs, b.relativeError());
 }
 
 }  // namespace Harness

@@ -14,22 +14,40 @@ struct Statistics {
     double minMs = 0;
     double maxMs = 0;
     double stddevMs = 0;  // the sample standard deviation (n - 1); 0 for fewer than two samples
+    // Measured in several rounds (poolRounds): the relative standard error of the mean of
+    // the rounds' medians, which medianMs then is; 0 for one round.
+    double roundsError = 0;
 
     /** The relative noise: standard deviation / mean (0.005 is 0.5%); 0 without samples. */
     double noise() const { return meanMs > 0 ? stddevMs / meanMs : 0; }
+    /**
+     * The figure's relative standard error: noise / sqrt(samples) (relativeError), or
+     * roundsError where that is larger, as it is when the rounds disagree by more than
+     * their calls' noise says they should.
+     */
+    double relativeError() const;
 };
+
+/** noise / sqrt(samples): a figure's relative standard error; 0 where it cannot be known. */
+double relativeError(double noise, int samples);
 
 /** The summary of `ms`; all zeros for an empty list. */
 Statistics summarize(std::vector<double> ms);
 
 /**
- * A cell measured in several rounds (--rounds), each on freshly allocated buffers: the
- * summary of every round's samples together, and how far the rounds' medians spread,
- * the largest over the smallest less 1 (0.05 is 5%; 0 for one round or none).
+ * A cell measured in several rounds (--rounds, each on freshly allocated buffers, and
+ * --processes, each process's rounds): the rounds are its replicates. `all` summarizes
+ * every round's samples together, except that its median is the mean of the rounds'
+ * medians, with that mean's relative standard error in roundsError: a state that lasts
+ * a round (a process's) then moves the figure by its own share, not by the share of a
+ * pooled median, which jumps between two groups of rounds. medianSpread is how far the
+ * rounds' medians spread, the largest over the smallest less 1 (0.05 is 5%; 0 for one
+ * round or none). Rounds without samples are left out.
  */
 struct PooledRounds {
     Statistics all;
     double medianSpread = 0;
+    int rounds = 0;  // rounds with samples
 };
 PooledRounds poolRounds(const std::vector<std::vector<double>> &rounds);
 
@@ -66,13 +84,20 @@ struct Interval {
 };
 
 /**
+ * numerator / denominator of two figures, each with its relative standard error (0 gives
+ * that side no width).
+ */
+Interval ratioIntervalOfErrors(double numeratorMs, double numeratorError, double denominatorMs,
+                               double denominatorError);
+
+/**
  * numerator / denominator of two medians, each with its relative noise and sample count
  * (a noise of 0, or a single sample, gives that side no width).
  */
 Interval ratioInterval(double numeratorMs, double numeratorNoise, int numeratorSamples, double denominatorMs,
                        double denominatorNoise, int denominatorSamples);
 
-/** ratioInterval of two summaries: a.medianMs / b.medianMs. */
+/** a.medianMs / b.medianMs, each side's width from its relativeError(). */
 Interval ratioInterval(const Statistics &a, const Statistics &b);
 
 }  // namespace Harness

@@ -24,6 +24,7 @@
 #include "device_info.h"
 #include "gpu_state.h"
 #include "platform.h"
+#include "processes.h"
 #include "reporters.h"
 #include "runner.h"
 #include "testing_helpers.hpp"
@@ -65,7 +66,7 @@ void addFigures(Row &row, long long kept, const std::optional<Statistics> &cpu,
         row.copyFraction = *row.bandwidthGBs / copy.GBs;
         // bandwidth / copy bandwidth = (copy's time / this time) x a constant: the width
         // of that ratio, scaled to the fraction.
-        Interval range = ratioInterval(1, copy.noise, copy.samples, 1, t.noise(), t.samples);
+        Interval range = ratioIntervalOfErrors(1, relativeError(copy.noise, copy.samples), 1, t.relativeError());
         row.copyFractionRange = Interval{*row.copyFraction, range.low * *row.copyFraction, range.high * *row.copyFraction};
     }
     if (cpu) {
@@ -290,8 +291,9 @@ using File = std::unique_ptr<std::FILE, FileCloser>;
 // cells still to come.
 class Progress {
 public:
-    Progress(long long total, bool enabled)
-        : total_(total), enabled_(enabled), start_(std::chrono::steady_clock::now()) {}
+    // `prefix` opens every line: "process 2 of 4: " in a sweep of several processes.
+    Progress(long long total, bool enabled, std::string prefix = "")
+        : total_(total), enabled_(enabled), prefix_(std::move(prefix)), start_(std::chrono::steady_clock::now()) {}
     ~Progress() { clear(); }  // also when an error ends the sweep
     Progress(const Progress &) = delete;
     Progress &operator=(const Progress &) = delete;
@@ -304,7 +306,8 @@ public:
             std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
         const std::string left =
             done > 0 ? fmt::format(", about {} left", clockText(elapsed / done * (total_ - done))) : "";
-        fmt::print(stderr, "\r\033[K[{}/{}, {} elapsed{}] {}", number, total_, clockText(elapsed), left, what);
+        fmt::print(stderr, "\r\033[K{}[{}/{}, {} elapsed{}] {}", prefix_, number, total_, clockText(elapsed), left,
+                   what);
         std::fflush(stderr);
         shown_ = true;
     }
@@ -325,19 +328,25 @@ private:
 
     long long total_;
     bool enabled_;
+    std::string prefix_;
     std::chrono::steady_clock::time_point start_;
     bool shown_ = false;
 };
 
 class Sweep {
 public:
-    Sweep(const Options &options, std::vector<Reporter *> reporters, const CopyCeiling &copy, Floors floors)
+    // `children`: the cells of the child processes that ran the sweep before this one
+    // (--processes), whose rounds each cell pools with its own; none in a child.
+    Sweep(const Options &options, std::vector<Reporter *> reporters, const CopyCeiling &copy, Floors floors,
+          std::vector<ChildCells> children = {})
         : options_(options),
           reporters_(std::move(reporters)),
           copy_(copy),
           floors_(std::move(floors)),
+          children_(std::move(children)),
           settings_(runSettings(options)),
-          progress_(cellCount(), !options.quiet && stderrIsTerminal()) {}
+          progress_(cellCount(), !options.quiet && stderrIsTerminal(),
+                    options.processes > 1 ? processLabel(thisProcess(options), options.processes) + ": " : "") {}
 
     // Returns how many cells passed, failed and were skipped. Stops early, between cells,
     // on SIGINT or SIGTERM.
@@ -433,8 +442,9 @@ private:
     // is done once a round, every cell's buffers and the back ends' cached device memory
     // allocated again for each; where the cells take turns, a GPU cell's input and output
     // are allocated while the last round's are still held, so that they cannot land at
-    // the same addresses (the cached memory can). A cell's row pools its rounds' calls
-    // (poolRounds), and a cell whose output fails in a round is reported from that round.
+    // the same addresses (the cached memory can). A cell's row pools its rounds, the child
+    // processes' first (poolRounds), and a cell whose output fails in a round is reported
+    // from that round.
     // Rows are reported in the plan's order once every cell of the input is done, with
     // the speed-ups over the CPU's and the reference's medians of the same input.
     void runCase(const Case &c, const std::vector<const Backend *> &backends, const std::string &label) {
@@ -514,23 +524,30 @@ private:
             attempt(i, [&] {
                 Run result = cells[i]->finish();
                 std::unique_ptr<Measurement> last = std::move(cells[i]);  // freed on return, unless held
-                if (rounds > 1) {
-                    roundSamples[i].push_back(std::move(result.timing.samplesMs));
-                    if (round + 1 < rounds && verify(c.op, result, c.want).passed()) {
-                        if (together && last->deviceOutput()) held[i] = std::move(last);
-                        return;
-                    }
-                    const PooledRounds pooled = poolRounds(roundSamples[i]);
-                    static_cast<Statistics &>(result.timing) = pooled.all;
-                    rows[i].roundSpread = pooled.medianSpread;
+                roundSamples[i].push_back(result.timing.samplesMs);
+                if (round + 1 < rounds && verify(c.op, result, c.want).passed()) {
+                    if (together && last->deviceOutput()) held[i] = std::move(last);
+                    return;
+                }
+                std::vector<std::vector<double>> all = childRounds(keyOf(rows[i]), children_);
+                all.insert(all.end(), roundSamples[i].begin(), roundSamples[i].end());
+                std::optional<PooledRounds> pooled;
+                if (all.size() > 1) {
+                    pooled = poolRounds(all);
+                    static_cast<Statistics &>(result.timing) = pooled->all;
+                    rows[i].roundSpread = pooled->medianSpread;
                 }
                 completeRow(rows[i], *plan[i].backend, c, result, together);
-                if (rounds > 1 && rows[i].status == Row::Status::Passed) {
-                    rows[i].note = joinNotes(rows[i].note, fmt::format("{} rounds: medians {:.1f}% apart",
-                                                                       roundSamples[i].size(),
-                                                                       100 * *rows[i].roundSpread));
+                rows[i].roundSamplesMs = std::move(all);
+                if (pooled && rows[i].status == Row::Status::Passed) {
+                    const std::string where =
+                        children_.empty() ? "" : fmt::format(" in {} processes", children_.size() + 1);
+                    rows[i].note = joinNotes(rows[i].note, fmt::format("{} rounds{}: medians {:.1f}% apart",
+                                                                       pooled->rounds, where,
+                                                                       100 * pooled->medianSpread));
                 }
                 if (plan[i].backend->onGpu) noteGpuState(rows[i], together ? before.front() : before[i]);
+                mergeChildVerdicts(rows[i], children_, options_.processes);
             });
         };
         const bool anyGpu = std::any_of(plan.begin(), plan.end(), [](const Planned &p) { return p.backend->onGpu; });
@@ -708,10 +725,16 @@ private:
         for (Reporter *reporter : reporters_) reporter->add(row);
     }
 
+    // Which process of the sweep this is, from 1: a child's index, else the last.
+    static int thisProcess(const Options &options) {
+        return options.childCells.empty() ? options.processes : options.childIndex;
+    }
+
     const Options &options_;
     std::vector<Reporter *> reporters_;
     CopyCeiling copy_;
     Floors floors_;
+    std::vector<ChildCells> children_;
     RunSettings settings_;
     Progress progress_;
     long long done_ = 0;
@@ -788,9 +811,59 @@ void endAfterError(const std::vector<Reporter *> &open, const std::string &why) 
     }
 }
 
+// A child process of a sweep in several processes (--processes): the sweep, its cells
+// written to options.childCells for the parent (makeChildRecorder), nothing else: no
+// report, no copy ceiling, no floors, no summary line.
+int runChildSweep(const Options &options) {
+    const std::string problem = checkMemory(options);
+    if (!problem.empty()) {
+        fmt::print(stderr, "cis565_stream_compaction: {}\n", problem);
+        return kExitBadInput;
+    }
+    const File file(std::fopen(options.childCells.c_str(), "w"));
+    if (!file) {
+        fmt::print(stderr, "cis565_stream_compaction: --child-cells: cannot write '{}': {}\n", options.childCells,
+                   std::strerror(errno));
+        return kExitBadInput;
+    }
+    const std::unique_ptr<Reporter> recorder = makeChildRecorder(file.get(), "'" + options.childCells + "'");
+    const StopSignals stopSignals;
+    recorder->begin(Context{});
+    Tally tally;
+    try {
+        tally = Sweep(options, {recorder.get()}, CopyCeiling{}, Floors{}).run();
+    } catch (...) {
+        endAfterError({recorder.get()}, "an error");
+        throw;
+    }
+    if (stopSignal) recorder->stop("stopped");
+    recorder->end();
+    return stopSignal ? 128 + stopSignal : tally.exitStatus();
+}
+
+// The child processes of a sweep in several processes, one after another, each running
+// the sweep this one was asked for and writing its cells to a file of its own; returns
+// their cells, process by process. Stops, with what it has, when a signal stops the
+// sweep; throws when a child ends before its sweep did (its error is on stderr).
+std::vector<ChildCells> runChildren(const Options &options) {
+    std::vector<ChildCells> children;
+    const std::string program = thisProgram(options.program);
+    for (int k = 1; k < options.processes && !stopSignal; ++k) {
+        const TemporaryFile cells;
+        std::vector<std::string> arguments = options.arguments;
+        arguments.insert(arguments.end(), {"--child-cells", cells.path(), "--child-index", std::to_string(k)});
+        const int status = runProcess(program, arguments, &stopSignal);
+        if (stopSignal) break;
+        std::ifstream in(cells.path());
+        children.push_back(readChildCells(in, processLabel(k, options.processes), status));
+    }
+    return children;
+}
+
 }  // namespace
 
 int runSweep(const Options &options) {
+    if (!options.childCells.empty()) return runChildSweep(options);
     std::vector<Destination> files;
     std::string problem = checkMemory(options);
     if (problem.empty()) problem = openOutputs(options, files);
@@ -820,7 +893,8 @@ int runSweep(const Options &options) {
             reporter->begin(context);
             open.push_back(reporter);
         }
-        tally = Sweep(options, reporters, copy, std::move(floors)).run();
+        std::vector<ChildCells> children = runChildren(options);
+        if (!stopSignal) tally = Sweep(options, reporters, copy, std::move(floors), std::move(children)).run();
         const std::string stoppedBy = stopSignal == 0 ? "" : stopSignal == SIGINT ? "SIGINT" : "SIGTERM";
         if (context.gpu && stoppedBy.empty()) {
             // The ceiling again: a GPU whose copy bandwidth moved during the sweep (clocks,

@@ -23,15 +23,18 @@ def program_header(program, folder):
 
 
 def write_run(folder, name, header, cells):
-    """cells: (mode, backend, size, npot, median_ms, round_spread_pct or None, verified)."""
+    """cells: (mode, backend, size, npot, median_ms, round_spread_pct or None, verified[,
+    (speedup_vs_cub_low, speedup_vs_cub_high)])."""
     with open(os.path.join(folder, name), "w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=header)
         writer.writeheader()
-        for mode, backend, size, npot, median, spread, verified in cells:
+        for mode, backend, size, npot, median, spread, verified, *to_cub in cells:
             row = dict.fromkeys(header, "")
             row.update(run_id=name, mode=mode, op="scan", backend=backend, size=str(size), npot=npot,
                        median_ms=str(median), round_spread_pct="" if spread is None else str(spread),
                        verified=verified)
+            if to_cub:
+                row.update(speedup_vs_cub_low=str(to_cub[0][0]), speedup_vs_cub_high=str(to_cub[0][1]))
             writer.writerow(row)
     return os.path.join(folder, name)
 
@@ -77,6 +80,10 @@ def main(program, script):
             "| r3 | cold | 2 | +0.50 |",
             "| r4 | hot | 1 | -1.96 |",
             "| r5 | hot | 1 | +1.96 |",
+            # the goal: both cold cells within 5% (2^10 by exactly 5%), none from 2^20
+            "| cold | 2 | 2 | 0 | 0 | 0 | 0 |",
+            "| hot | 1 | 1 | 0 | 0 | 0 | 0 |",
+            "Missing the goal: none.",
         ]
         for line in expected:
             if line not in lines:
@@ -84,6 +91,25 @@ def main(program, script):
         for line in lines:
             if "| 2^14 |" in line or "| 1021 |" in line:
                 failures.append(f"a failed or SIZE - 3 cell was counted: {line}")
+
+        # The goal on three runs: 2^20 within 2% (1.5%) and its ratio's intervals overlapping;
+        # 2^22 3% apart; 2^12 6% apart; 2^10 within 5% but its intervals apart; 2^24 in
+        # two runs of three, so not counted.
+        goal_runs = [
+            write_run(folder, f"g{k}.csv", header, [
+                ("cold", "decoupled", 1 << 20, "false", 1.000 + 0.0075 * k, None, "passed", (1.20, 1.30)),
+                ("cold", "decoupled", 1 << 22, "false", 1.00 + 0.015 * k, None, "passed"),
+                ("cold", "decoupled", 1 << 12, "false", 1.00 + 0.03 * k, None, "passed"),
+                ("cold", "decoupled", 1 << 10, "false", 1.00, None, "passed", (1.0 + 0.1 * k, 1.05 + 0.1 * k)),
+            ] + ([("cold", "decoupled", 1 << 24, "false", 5.0, None, "passed")] if k < 3 else []))
+            for k in (1, 2, 3)
+        ]
+        graded = subprocess.run([sys.executable, script] + goal_runs, capture_output=True, text=True)
+        for line in ["| cold | 4 | 3 | 2 | 1 | 2 | 1 |",
+                     "Missing the goal: cold scan decoupled 2^10 (intervals apart); cold scan decoupled 2^12 "
+                     "(5.8% apart); cold scan decoupled 2^22 (3.0% apart)."]:
+            if line not in graded.stdout.splitlines():
+                failures.append(f"missing from the goal's table: {line}\n{graded.stdout}")
 
         alone = subprocess.run([sys.executable, script, runs[0]], capture_output=True, text=True)
         if alone.returncode == 0 or "at least two" not in alone.stderr:

@@ -51,6 +51,62 @@ else
   fail "python3 is needed to check the JSON report, and is not on PATH"
 fi
 
+# --processes 3 with --rounds 2 and --reps 3: two child processes run the sweep before
+# this one, and every row pools 6 rounds of 3 calls; the children leave no file behind
+# and print nothing; a child that is killed ends the sweep with one line naming it.
+bad --processes 0
+bad --processes 65
+tmp_before=$(ls "${TMPDIR:-/tmp}" | grep -c '^cis565-cells-')
+"$program" --sizes 2^8,2^10 --no-npot --backends cpu --ops scan,compact --reps 3 --rounds 2 --processes 3 \
+  --output "$dir/p.csv" >"$dir/p.txt" 2>"$dir/p.err" || fail "the sweep in 3 processes exited $?"
+[ "$(cat "$dir/p.err")" = "4 cells verified, 0 failed, 0 skipped" ] ||
+  fail "the sweep in 3 processes printed on stderr: $(cat "$dir/p.err")"
+python3 - "$dir/p.csv" <<'PY' || fail "the sweep in 3 processes did not pool 6 rounds of 3 calls a row"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1], newline="")))
+assert len(rows) == 4, len(rows)
+for r in rows:
+    assert r["verified"] == "passed", r
+    assert r["samples"] == "18", r["samples"]
+    assert r["round_spread_pct"] != "", r
+    assert "6 rounds in 3 processes: medians " in r["note"], r["note"]
+PY
+grep -q 'one after another; a figure is the mean of the 6 rounds' "$dir/p.txt" ||
+  fail "the report's sampling line does not say how the processes make a figure"
+[ "$(ls "${TMPDIR:-/tmp}" | grep -c '^cis565-cells-')" = "$tmp_before" ] || fail "a child's cell list was left behind"
+"$program" --sizes 2^16:2^26 --backends cpu --ops scan,compact,sort --reps 3 --quiet --processes 3 \
+  --output "$dir/k.json" >"$dir/k.out" 2>"$dir/k.err" &
+parent=$!
+# The parent's child, from /proc (the third field after the pid is the parent's pid).
+child_of() {
+  for stat in /proc/[0-9]*/stat; do
+    set -- $(cat "$stat" 2>/dev/null)
+    [ "$4" = "$parent" ] && { echo "$1"; return; }
+  done
+}
+waited=0
+until child=$(child_of) && [ -n "$child" ]; do
+  [ "$waited" -ge 600 ] && break
+  sleep 0.1
+  waited=$((waited + 1))
+done
+if [ -z "$child" ]; then
+  fail "no child process of --processes 3 seen in 60 s"; kill "$parent"; wait "$parent"
+else
+  kill -KILL "$child"
+  wait "$parent"
+  status=$?
+  [ "$status" -eq 1 ] || fail "a killed child -> exit $status, expected 1"
+  [ "$(cat "$dir/k.err")" = "cis565_stream_compaction: error: process 1 of 3 ended before its sweep did (signal 9)" ] ||
+    fail "a killed child -> '$(cat "$dir/k.err")'"
+  python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); sys.exit(d["complete"] is not False or len(d["rows"]) > 0)' \
+    "$dir/k.json" || fail "the JSON of a sweep whose child was killed is not an incomplete report with no rows"
+  echo "ok: a child killed by SIGKILL -> $(cat "$dir/k.err")"
+fi
+[ "$(ls "${TMPDIR:-/tmp}" | grep -c '^cis565-cells-')" = "$tmp_before" ] ||
+  fail "the cell list of a killed child was left behind"
+
+
 # compare: the sweep's JSON against its own CSV matches every row, and each is the same;
 # --help names the subcommand; bad input is one line and exit 2.
 "$program" --help | grep -q 'compare BASE NEW' || fail "--help does not list compare"

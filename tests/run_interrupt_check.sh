@@ -55,4 +55,38 @@ print(f"ok: {base.rsplit('/', 1)[1]}: {len(data)} finished rows in CSV and JSON"
 PY
   grep -q "stopped by SIG$signal" "$dir/$signal.err" || fail "no message on stderr"
 done
+
+# With --processes 2, SIGINT to the parent alone (not to its process group) while its
+# child runs the sweep: the parent passes it on, the child stops, and the parent exits
+# 130 with an incomplete report and no child left running.
+"$program" --backends cpu --ops scan,compact,sort --sizes 2^16:2^26 --reps 3 --quiet --processes 2 \
+  --output "$dir/p.json" >"$dir/p.out" 2>"$dir/p.err" &
+parent=$!
+child=
+waited=0
+while [ -z "$child" ] && [ "$waited" -lt 600 ]; do
+  for stat in /proc/[0-9]*/stat; do
+    set -- $(cat "$stat" 2>/dev/null)
+    [ "${4:-}" = "$parent" ] && child=$1
+  done
+  [ -n "$child" ] || sleep 0.1
+  waited=$((waited + 1))
+done
+if [ -z "$child" ]; then
+  fail "--processes 2: no child process seen in 60 s"; kill "$parent"; wait "$parent"
+else
+  kill -s INT "$parent"
+  wait "$parent"
+  status=$?
+  [ "$status" -eq 130 ] || fail "--processes 2: SIGINT -> exit $status, expected 130"
+  sleep 0.5
+  if kill -0 "$child" 2>/dev/null; then
+    fail "--processes 2: the child is still running after the parent stopped"; kill -KILL "$child"
+  fi
+  python3 -c 'import json, sys; d = json.load(open(sys.argv[1]))
+sys.exit(d["complete"] is not False or d["stopped"] != "stopped by SIGINT")' "$dir/p.json" ||
+    fail "--processes 2: the JSON is not marked stopped by SIGINT"
+  grep -q "stopped by SIGINT" "$dir/p.err" || fail "--processes 2: no message on stderr"
+  echo "ok: --processes 2: SIGINT to the parent stops its child, exit 130"
+fi
 exit $failed

@@ -150,21 +150,70 @@ TEST(Statistics, SummaryByHand) {
 }
 
 // Rounds {1, 2, 3}, {4, 6} and {} (a round with no readings): medians 2 and 5, so the
-// medians spread 5 / 2 - 1 = 1.5; the pool is the five readings together, median 3.
+// figure is their mean, 3.5, with relative standard error stddev(2, 5) / 3.5 / sqrt(2)
+// = 3 / 7; the medians spread 5 / 2 - 1 = 1.5; the other statistics are the five
+// readings together.
 TEST(Statistics, PooledRoundsByHand) {
     const PooledRounds pooled = poolRounds({{3, 1, 2}, {6, 4}, {}});
+    EXPECT_EQ(pooled.rounds, 2);
     EXPECT_EQ(pooled.all.samples, 5);
-    EXPECT_DOUBLE_EQ(pooled.all.medianMs, 3);
+    EXPECT_DOUBLE_EQ(pooled.all.medianMs, 3.5);
+    EXPECT_NEAR(pooled.all.roundsError, 3.0 / 7.0, 1e-12);
     EXPECT_DOUBLE_EQ(pooled.all.meanMs, 16.0 / 5);
     EXPECT_DOUBLE_EQ(pooled.all.minMs, 1);
     EXPECT_DOUBLE_EQ(pooled.all.maxMs, 6);
     EXPECT_DOUBLE_EQ(pooled.medianSpread, 1.5);
     // The spread is of the medians, not of the readings: {1, 10, 10} and {10, 10, 19}
-    // have the same median.
-    EXPECT_DOUBLE_EQ(poolRounds({{1, 10, 10}, {10, 10, 19}}).medianSpread, 0);
+    // have the same median, so the figure is 10 and the rounds add no error.
+    const PooledRounds same = poolRounds({{1, 10, 10}, {10, 10, 19}});
+    EXPECT_DOUBLE_EQ(same.medianSpread, 0);
+    EXPECT_DOUBLE_EQ(same.all.medianMs, 10);
+    EXPECT_DOUBLE_EQ(same.all.roundsError, 0);
     EXPECT_DOUBLE_EQ(poolRounds({{2, 2}}).medianSpread, 0);
+    EXPECT_DOUBLE_EQ(poolRounds({{2, 4, 9}}).all.medianMs, 4);  // one round: its own median
+    EXPECT_DOUBLE_EQ(poolRounds({{2, 4, 9}}).all.roundsError, 0);
     EXPECT_EQ(poolRounds({}).all.samples, 0);
+    EXPECT_EQ(poolRounds({}).rounds, 0);
     EXPECT_DOUBLE_EQ(poolRounds({}).medianSpread, 0);
+}
+
+// Two groups of rounds 4% apart, as a state that lasts a process makes them: the pooled
+// median of two slow rounds and one fast one sits inside the slow group, the mean of the
+// medians a third of the way across, where one round's share puts it.
+TEST(Statistics, TheFigureOfRoundsInTwoGroupsMovesByOneRoundsShare) {
+    std::vector<double> fast, slow;
+    for (int i = 0; i < 101; ++i) {
+        fast.push_back(1.00 + 0.0001 * (i - 50));
+        slow.push_back(1.04 + 0.0001 * (i - 50));
+    }
+    const PooledRounds pooled = poolRounds({slow, fast, slow});
+    EXPECT_NEAR(pooled.all.medianMs, (1.04 + 1.00 + 1.04) / 3, 1e-12);
+    EXPECT_NEAR(pooled.medianSpread, 0.04, 1e-12);
+    // Rounds that disagree by more than their calls' noise widen the figure's error.
+    EXPECT_GT(pooled.all.roundsError, relativeError(pooled.all.noise(), pooled.all.samples));
+    EXPECT_DOUBLE_EQ(pooled.all.relativeError(), pooled.all.roundsError);
+}
+
+// A figure's relative error is noise / sqrt(samples), or its rounds' error where larger,
+// and a ratio's interval is as wide as its two sides' errors make it.
+TEST(Statistics, TheRoundsErrorWidensARatiosInterval) {
+    Statistics a = summarize(std::vector<double>(100, 1.0));
+    a.stddevMs = 0.01;  // 1% noise on 100 samples: 0.001
+    EXPECT_NEAR(a.relativeError(), 0.001, 1e-12);
+    Statistics b = a;
+    b.medianMs = 2;
+    b.meanMs = 2;
+    b.stddevMs = 0.02;
+    EXPECT_NEAR(ratioInterval(b, a).high, 2 * std::exp(1.96 * std::sqrt(2.0) * 0.001), 1e-12);
+    b.roundsError = 0.01;  // the rounds disagree: 1% standard error
+    EXPECT_DOUBLE_EQ(b.relativeError(), 0.01);
+    const Interval wide = ratioInterval(b, a);
+    const double width = 1.96 * std::sqrt(0.01 * 0.01 + 0.001 * 0.001);
+    EXPECT_DOUBLE_EQ(wide.value, 2);
+    EXPECT_NEAR(wide.low, 2 * std::exp(-width), 1e-12);
+    EXPECT_NEAR(wide.high, 2 * std::exp(width), 1e-12);
+    const Interval same = ratioIntervalOfErrors(3, 0.001, 1.5, 0.001);
+    EXPECT_NEAR(same.high, 2 * std::exp(1.96 * std::sqrt(2.0) * 0.001), 1e-12);
 }
 
 // The running noise the stopping rule reads agrees with the summary of the same samples.

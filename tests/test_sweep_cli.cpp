@@ -134,7 +134,7 @@ TEST(SweepCommandLine, EverySweepOrReportFlagAsksForASweep) {
     const std::vector<std::vector<const char *>> lines = {
         {"--sizes", "2^10"}, {"--block-sizes", "256"}, {"--ops", "scan"},    {"--keep", "gt:1"},
         {"--npot"},          {"--no-npot"},            {"--format", "csv"}, {"--output", "x.csv"},
-        {"--rounds", "2"},
+        {"--rounds", "2"},   {"--processes", "2"},
     };
     for (const auto &line : lines) {
         Options options;
@@ -149,7 +149,7 @@ TEST(SweepCommandLine, ReadsEveryFlag) {
     std::string errors;
     ASSERT_EQ(parseArgs({"--sizes", "1000,2^10:2^12", "--block-sizes", "2^7:2^8", "--ops", "sort,scan", "--keep",
                          "mod:3", "--no-npot", "--format", "markdown", "--output", "a.csv", "--output", "b.json",
-                         "--quiet", "--backends", "cpu", "--rounds", "3"},
+                         "--quiet", "--backends", "cpu", "--rounds", "3", "--processes", "4"},
                         options, errors),
               -1)
         << errors;
@@ -163,6 +163,11 @@ TEST(SweepCommandLine, ReadsEveryFlag) {
     EXPECT_EQ(options.outputs, (std::vector<std::string>{"a.csv", "b.json"}));
     EXPECT_TRUE(options.quiet);
     EXPECT_EQ(options.rounds, 3);
+    EXPECT_EQ(options.processes, 4);
+    // Every argument after the program's name, as typed, for the child processes' command line.
+    EXPECT_EQ(options.arguments.front(), "--sizes");
+    EXPECT_EQ(options.arguments.back(), "4");
+    EXPECT_TRUE(options.childCells.empty());
 }
 
 TEST(SweepCommandLine, DefaultsFollowTheCourseFlags) {
@@ -218,6 +223,12 @@ TEST(SweepCommandLine, BadInputGetsOneLineAndStatus2) {
         {{"--rounds", "101"}, "--rounds"},
         {{"--rounds", "two"}, "--rounds"},
         {{"--grade", "--rounds", "2"}, "--rounds"},
+        {{"--processes", "0"}, "--processes"},
+        {{"--processes", "65"}, "--processes"},
+        {{"--processes", "two"}, "--processes"},
+        {{"--grade", "--processes", "2"}, "--processes"},
+        {{"--child-cells", "x", "--sizes", "2^10"}, "--child-cells"},
+        {{"--child-cells", "x", "--child-index", "2", "--processes", "2"}, "--child-cells"},
     };
     for (const BadLine &bad : cases) {
         Options options;
@@ -228,12 +239,34 @@ TEST(SweepCommandLine, BadInputGetsOneLineAndStatus2) {
     }
 }
 
+// The reports' sampling line says what a figure of several rounds or processes is.
+TEST(SweepCommandLine, TheSamplingTextSaysHowRoundsAndProcessesMakeAFigure) {
+    Options options;
+    EXPECT_EQ(Harness::samplingText(options).find("round"), std::string::npos);
+    options.rounds = 3;
+    EXPECT_NE(Harness::samplingText(options).find(
+                  "; 3 rounds, buffers allocated again for each; a figure is the mean of the rounds' medians"),
+              std::string::npos)
+        << Harness::samplingText(options);
+    options.processes = 4;
+    options.rounds = 2;
+    EXPECT_NE(Harness::samplingText(options).find("; 2 rounds in each of 4 processes, one after another; a figure is "
+                                                  "the mean of the 8 rounds' medians"),
+              std::string::npos)
+        << Harness::samplingText(options);
+    options.rounds = 1;
+    EXPECT_NE(Harness::samplingText(options).find("; one round in each of 4 processes"), std::string::npos)
+        << Harness::samplingText(options);
+}
+
 TEST(SweepCommandLine, HelpGroupsTheFlags) {
     const std::string help = TestSupport::printedBy({"--help"});
     for (const char *text : {"Sweep", "Reports", "--sizes", "--block-sizes", "--ops", "--keep", "--no-npot", "--format",
-                             "--output", "--quiet", "--warmup"}) {
+                             "--output", "--quiet", "--warmup", "--rounds", "--processes"}) {
         EXPECT_NE(help.find(text), std::string::npos) << text;
     }
+    // The flags the program gives its own child processes are not the user's.
+    EXPECT_EQ(help.find("--child"), std::string::npos);
 }
 
 TEST(MemoryCheck, LargestCellMustFit) {

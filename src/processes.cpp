@@ -1,0 +1,265 @@
+#include "processes.h"
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <istream>
+#include <sstream>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#if !defined(_WIN32) && !defined(SC_NO_POSIX)
+#define SC_HAS_SPAWN 1
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+extern char **environ;
+#endif
+
+namespace Harness {
+
+namespace {
+
+// The recorder's first line; readChildCells refuses anything else.
+constexpr const char *kHeader = "cis565_stream_compaction child cells 1";
+
+char statusLetter(Row::Status status) {
+    return status == Row::Status::Passed ? 'p' : status == Row::Status::Failed ? 'f' : 's';
+}
+
+// A note on one line: the format is line by line.
+std::string oneLine(std::string text) {
+    for (char &c : text) {
+        if (c == '\n' || c == '\r') c = ' ';
+    }
+    return text;
+}
+
+class ChildRecorder : public Reporter {
+public:
+    ChildRecorder(std::FILE *out, std::string where) : out_(out), where_(std::move(where)) {}
+
+    void begin(const Context &) override { write(std::string(kHeader) + "\n"); }
+    void add(const Row &row) override {
+        const CellKey key = keyOf(row);
+        std::string text = fmt::format("cell {} {} {} {} {} {} {}\n", opName(key.op), key.backend, key.size,
+                                       key.npot ? 1 : 0, key.blockSize, statusLetter(row.status), row.throttled ? 1 : 0);
+        if (!row.note.empty()) text += "note " + oneLine(row.note) + "\n";
+        for (const std::vector<double> &round : row.roundSamplesMs) {
+            text += "round";
+            for (double ms : round) text += fmt::format(" {}", ms);
+            text += "\n";
+        }
+        write(text);
+    }
+    void endOp() override {}
+    void stop(const std::string &) override { stopped_ = true; }
+    void end() override {
+        if (!stopped_) write("end\n");
+        if (std::fflush(out_) != 0) fail();
+    }
+
+private:
+    void write(const std::string &text) {
+        if (std::fwrite(text.data(), 1, text.size(), out_) != text.size()) fail();
+    }
+    [[noreturn]] void fail() const {
+        throw std::runtime_error(fmt::format("cannot write the cells to {}: {}", where_, std::strerror(errno)));
+    }
+
+    std::FILE *out_;
+    std::string where_;
+    bool stopped_ = false;
+};
+
+[[noreturn]] void malformed(const std::string &who, int lineNumber, const std::string &line) {
+    throw std::runtime_error(fmt::format("{} wrote a cell list this program cannot read (line {}: '{}')", who,
+                                         lineNumber, line.substr(0, 60)));
+}
+
+}  // namespace
+
+CellKey keyOf(const Row &row) {
+    return {row.op, row.backend, row.size, row.npot, row.blockSize ? *row.blockSize : 0};
+}
+
+std::unique_ptr<Reporter> makeChildRecorder(std::FILE *out, const std::string &where) {
+    return std::make_unique<ChildRecorder>(out, where);
+}
+
+ChildCells readChildCells(std::istream &in, const std::string &who, int exitStatus) {
+    ChildCells cells;
+    ChildCell *current = nullptr;
+    std::string line;
+    int number = 0;
+    bool ended = false;
+    while (std::getline(in, line)) {
+        ++number;
+        if (number == 1) {
+            if (line != kHeader) malformed(who, number, line);
+            continue;
+        }
+        if (ended) malformed(who, number, line);
+        std::istringstream fields(line);
+        std::string word;
+        fields >> word;
+        if (word == "end") {
+            ended = true;
+        } else if (word == "cell") {
+            std::string op, backend;
+            CellKey key;
+            int npot = 0;
+            char status = 0;
+            int throttled = 0;
+            if (!(fields >> op >> key.backend >> key.size >> npot >> key.blockSize >> status >> throttled))
+                malformed(who, number, line);
+            bool known = false;
+            for (Op each : kAllOps) {
+                if (op == opName(each)) {
+                    key.op = each;
+                    known = true;
+                }
+            }
+            if (!known || (status != 'p' && status != 'f' && status != 's')) malformed(who, number, line);
+            key.npot = npot != 0;
+            current = &cells[key];
+            current->status = status == 'p'   ? Row::Status::Passed
+                              : status == 'f' ? Row::Status::Failed
+                                              : Row::Status::Skipped;
+            current->throttled = throttled != 0;
+        } else if (word == "note" && current) {
+            current->note = line.size() > 5 ? line.substr(5) : "";
+        } else if (word == "round" && current) {
+            std::vector<double> round;
+            for (double ms; fields >> ms;) round.push_back(ms);
+            if (!fields.eof()) malformed(who, number, line);
+            current->rounds.push_back(std::move(round));
+        } else {
+            malformed(who, number, line);
+        }
+    }
+    if (number == 0 || !ended) {
+        const std::string how = exitStatus > 128 ? fmt::format("signal {}", exitStatus - 128)
+                                                 : fmt::format("exit status {}; its error is above", exitStatus);
+        throw std::runtime_error(fmt::format("{} ended before its sweep did ({})", who, how));
+    }
+    return cells;
+}
+
+std::string processLabel(int index, int processes) { return fmt::format("process {} of {}", index, processes); }
+
+void mergeChildVerdicts(Row &row, const std::vector<ChildCells> &children, int processes) {
+    if (row.status != Row::Status::Passed) return;
+    const CellKey key = keyOf(row);
+    for (std::size_t k = 0; k < children.size(); ++k) {
+        const auto found = children[k].find(key);
+        if (found == children[k].end()) continue;
+        const ChildCell &cell = found->second;
+        const std::string who = processLabel(static_cast<int>(k) + 1, processes);
+        if (cell.status == Row::Status::Failed) {
+            row.status = Row::Status::Failed;
+            row.note = fmt::format("{}: {}", who, cell.note);
+            return;
+        }
+        std::string note;
+        if (cell.status == Row::Status::Skipped) note = fmt::format("skipped in {}: {}", who, cell.note);
+        if (cell.throttled) {
+            row.throttled = true;
+            note = fmt::format("throttled in {}", who);
+        }
+        if (!note.empty()) row.note = row.note.empty() ? note : row.note + "; " + note;
+    }
+}
+
+std::vector<std::vector<double>> childRounds(const CellKey &key, const std::vector<ChildCells> &children) {
+    std::vector<std::vector<double>> rounds;
+    for (const ChildCells &cells : children) {
+        const auto found = cells.find(key);
+        if (found == cells.end() || found->second.status != Row::Status::Passed) continue;
+        rounds.insert(rounds.end(), found->second.rounds.begin(), found->second.rounds.end());
+    }
+    return rounds;
+}
+
+#ifdef SC_HAS_SPAWN
+
+TemporaryFile::TemporaryFile() {
+    const char *directory = std::getenv("TMPDIR");
+    std::string pattern = std::string(directory && *directory ? directory : "/tmp") + "/cis565-cells-XXXXXX";
+    const int fd = mkstemp(pattern.data());
+    if (fd < 0) {
+        throw std::runtime_error(fmt::format("cannot make a file for a child process's cells ({}): {}", pattern,
+                                             std::strerror(errno)));
+    }
+    close(fd);
+    path_ = pattern;
+}
+
+TemporaryFile::~TemporaryFile() { unlink(path_.c_str()); }
+
+bool canStartProcesses() { return true; }
+
+std::string thisProgram(const std::string &argv0) {
+#ifdef __linux__
+    char path[4096];
+    const ssize_t length = readlink("/proc/self/exe", path, sizeof path - 1);
+    if (length > 0) return std::string(path, static_cast<std::size_t>(length));
+#endif
+    return argv0;
+}
+
+int runProcess(const std::string &program, const std::vector<std::string> &arguments,
+               const volatile std::sig_atomic_t *stop) {
+    std::vector<std::string> words{program};
+    words.insert(words.end(), arguments.begin(), arguments.end());
+    std::vector<char *> argv;
+    for (std::string &word : words) argv.push_back(word.data());
+    argv.push_back(nullptr);
+    pid_t pid = 0;
+    const bool search = program.find('/') == std::string::npos;
+    const int error = search ? posix_spawnp(&pid, program.c_str(), nullptr, nullptr, argv.data(), environ)
+                             : posix_spawn(&pid, program.c_str(), nullptr, nullptr, argv.data(), environ);
+    if (error != 0) {
+        throw std::runtime_error(fmt::format("cannot start '{}': {}", program, std::strerror(error)));
+    }
+    // Polled, so that a signal the parent caught reaches the child however the parent
+    // got it (a terminal sends it to both; `kill` to the parent alone).
+    bool passedOn = false;
+    for (;;) {
+        int status = 0;
+        const pid_t done = waitpid(pid, &status, WNOHANG);
+        if (done == pid) return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+        if (done < 0 && errno != EINTR) {
+            throw std::runtime_error(fmt::format("cannot wait for '{}': {}", program, std::strerror(errno)));
+        }
+        if (stop && *stop != 0 && !passedOn) {
+            kill(pid, *stop);
+            passedOn = true;
+        }
+        const timespec pause{0, 20 * 1000 * 1000};
+        nanosleep(&pause, nullptr);
+    }
+}
+
+#else
+
+TemporaryFile::TemporaryFile() {
+    throw std::runtime_error("cannot make a file for a child process's cells: this build cannot start processes");
+}
+
+TemporaryFile::~TemporaryFile() = default;
+
+bool canStartProcesses() { return false; }
+
+std::string thisProgram(const std::string &argv0) { return argv0; }
+
+int runProcess(const std::string &program, const std::vector<std::string> &, const volatile std::sig_atomic_t *) {
+    throw std::runtime_error(fmt::format("cannot start '{}': this build cannot start processes", program));
+}
+
+#endif
+
+}  // namespace Harness

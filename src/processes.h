@@ -1,0 +1,117 @@
+#pragma once
+// A sweep measured in several processes (--processes N). A GPU's launches run a few
+// percent faster or slower for the whole life of a process (docs/methodology.md, "Noise
+// between runs"), so one process's figures differ from the next one's by more than their
+// calls' noise. With N processes the program runs the same sweep N - 1 times in child
+// processes of itself, one after another, each child writing its cells, every round's
+// readings included, to a file (makeChildRecorder); then it runs the sweep itself and
+// pools each of its cells' rounds with the children's (readChildCells, mergeChildCells).
+
+#include <csignal>
+#include <cstdio>
+#include <iosfwd>
+#include <map>
+#include <memory>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "operations.h"
+#include "reporters.h"
+
+namespace Harness {
+
+/** What tells a sweep's cells apart: op, back end, size, companion and block size. */
+struct CellKey {
+    Op op = Op::Scan;
+    std::string backend;
+    long long size = 0;
+    bool npot = false;
+    int blockSize = 0;  // 0: the cell has none (the CPU, fixed tile shapes)
+
+    bool operator<(const CellKey &other) const {
+        return std::tie(op, backend, size, npot, blockSize) <
+               std::tie(other.op, other.backend, other.size, other.npot, other.blockSize);
+    }
+};
+
+CellKey keyOf(const Row &row);
+
+/** One cell as a child process measured it. */
+struct ChildCell {
+    Row::Status status = Row::Status::Passed;
+    std::string note;  // why it failed or was skipped
+    bool throttled = false;
+    std::vector<std::vector<double>> rounds;  // each round's readings, in ms
+};
+
+/** One child's cells. */
+using ChildCells = std::map<CellKey, ChildCell>;
+
+/**
+ * A reporter for a child process: writes each row's key, status, note, throttle flag and
+ * rounds' readings (Row::roundSamplesMs) to `out` (not owned), in a line format that
+ * readChildCells reads back exactly, and a last line saying the sweep ended. A write that
+ * fails throws std::runtime_error naming `where`.
+ */
+std::unique_ptr<Reporter> makeChildRecorder(std::FILE *out, const std::string &where);
+
+/**
+ * What a child's recorder wrote, the child having exited with `exitStatus`. Throws
+ * std::runtime_error naming `who` ("process 2 of 4") and how it ended when the list is
+ * not whole (a child that stopped before its sweep ended writes no last line), or naming
+ * the line it cannot read.
+ */
+ChildCells readChildCells(std::istream &in, const std::string &who, int exitStatus);
+
+/** "process 2 of 4". */
+std::string processLabel(int index, int processes);
+
+/**
+ * The children's verdicts on a finished row of the parent's: a child that failed the
+ * cell fails the row ("process 2 of 4: a[17] = 3, expected 4"), one that was slowed by a
+ * clock limit marks it throttled, and one that skipped a cell the parent ran says so in
+ * the note. `children[k]` is process k + 1's cells; a row that did not pass in the
+ * parent is left as it is.
+ */
+void mergeChildVerdicts(Row &row, const std::vector<ChildCells> &children, int processes);
+
+/** Every child's rounds of the cell `key`, process by process. */
+std::vector<std::vector<double>> childRounds(const CellKey &key, const std::vector<ChildCells> &children);
+
+/**
+ * An empty file with a unique name in $TMPDIR (or /tmp), for a child's cells, removed when
+ * this goes. Throws std::runtime_error when it cannot be made.
+ */
+class TemporaryFile {
+public:
+    TemporaryFile();
+    ~TemporaryFile();
+    TemporaryFile(const TemporaryFile &) = delete;
+    TemporaryFile &operator=(const TemporaryFile &) = delete;
+
+    const std::string &path() const { return path_; }
+
+private:
+    std::string path_;
+};
+
+/** Whether this build can start child processes (POSIX); --processes above 1 needs it. */
+bool canStartProcesses();
+
+/**
+ * Runs `program` with `arguments` (argv[1] on) and waits for it. While it runs, a
+ * non-zero `*stop` (a signal the parent caught) is passed on to it, once. Returns its exit
+ * status, or 128 + the signal that ended it. Throws std::runtime_error when it cannot be
+ * started.
+ */
+int runProcess(const std::string &program, const std::vector<std::string> &arguments,
+               const volatile std::sig_atomic_t *stop);
+
+/**
+ * The executable of this process (/proc/self/exe on Linux), else `argv0`, which
+ * runProcess then looks up on PATH when it names no directory.
+ */
+std::string thisProgram(const std::string &argv0);
+
+}  // namespace Harness

@@ -847,6 +847,7 @@ int runChildSweep(const Options &options) {
 // sweep; throws when a child ends before its sweep did (its error is on stderr).
 std::vector<ChildCells> runChildren(const Options &options) {
     std::vector<ChildCells> children;
+    if (options.processes > 1 && Common::deviceAvailable()) Common::releaseWorkspaces();  // the children's memory
     const std::string program = thisProgram(options.program);
     for (int k = 1; k < options.processes && !stopSignal; ++k) {
         const TemporaryFile cells;

@@ -58,8 +58,9 @@ done
 
 # With --processes 2, SIGINT to the parent alone (not to its process group) while its
 # child runs the sweep: the parent passes it on, the child stops, and the parent exits
-# 130 with an incomplete report and no child left running.
-"$program" --backends cpu --ops scan,compact,sort --sizes 2^16:2^26 --reps 3 --quiet --processes 2 \
+# 130 with an incomplete report, no child left running and no cell list left behind.
+mkdir "$dir/tmp"
+TMPDIR="$dir/tmp" "$program" --backends cpu --ops scan,compact,sort --sizes 2^16:2^26 --reps 3 --quiet --processes 2 \
   --output "$dir/p.json" >"$dir/p.out" 2>"$dir/p.err" &
 parent=$!
 child=
@@ -87,6 +88,7 @@ else
 sys.exit(d["complete"] is not False or d["stopped"] != "stopped by SIGINT")' "$dir/p.json" ||
     fail "--processes 2: the JSON is not marked stopped by SIGINT"
   grep -q "stopped by SIGINT" "$dir/p.err" || fail "--processes 2: no message on stderr"
+  [ -z "$(ls "$dir/tmp")" ] || fail "--processes 2: a cell list was left behind: $(ls "$dir/tmp")"
   echo "ok: --processes 2: SIGINT to the parent stops its child, exit 130"
 fi
 exit $failed

@@ -604,7 +604,8 @@ std::string finish(const RawText &raw, Options &options) {
     if (options.processes > 1 && !canStartProcesses()) {
         return "--processes: this build cannot start child processes (it has no POSIX process spawning); use 1";
     }
-    if (!options.childCells.empty() && (options.childIndex < 1 || options.childIndex >= options.processes)) {
+    if ((!options.childCells.empty() || !raw.childIndex.empty()) &&
+        (options.childCells.empty() || options.childIndex < 1 || options.childIndex >= options.processes)) {
         return "--child-cells: for the program's own child processes (--processes), with --child-index 1 to "
                "--processes - 1";
     }

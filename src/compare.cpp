@@ -423,6 +423,8 @@ struct Measure {
     double medianMs = 0;
     double noise = 0;  // relative: standard deviation / mean
     int samples = 0;
+    int rounds = 0;          // a figure of several rounds: how many, and the
+    double roundsError = 0;  // relative standard error of their medians' mean
     bool estimated = false;  // the noise is (max - min) / (2 x median), the samples reps
     std::string problem;     // "BASE skipped: no CUDA device", or ""
 };
@@ -448,6 +450,12 @@ Measure measure(const Fields &row, const std::string &name) {
     m.medianMs = *median;
     const std::optional<double> noisePct = number(row, "noise_pct");
     const std::optional<double> samples = number(row, "samples");
+    // A figure of several rounds (reports from before the columns have neither).
+    const std::optional<double> rounds = number(row, "rounds"), roundsErrorPct = number(row, "rounds_error_pct");
+    if (rounds && roundsErrorPct) {
+        m.rounds = static_cast<int>(*rounds);
+        m.roundsError = *roundsErrorPct / 100;
+    }
     if (noisePct && samples) {
         m.noise = *noisePct / 100;
         m.samples = static_cast<int>(*samples);
@@ -552,7 +560,8 @@ Comparison compare(const Report &base, const Report &next, VerdictRule rule, dou
             result.entries.push_back(entry);
             continue;
         }
-        entry.ratio = ratioInterval(b.medianMs, b.noise, b.samples, a.medianMs, a.noise, a.samples);
+        entry.ratio = ratioIntervalOfErrors(b.medianMs, figureError(b.noise, b.samples, b.roundsError, b.rounds),
+                                            a.medianMs, figureError(a.noise, a.samples, a.roundsError, a.rounds));
         entry.noiseLimit = std::min(a.noise, b.noise);
         entry.verdict = verdictOf(entry, rule, sameWithin);
         entry.estimated = a.estimated || b.estimated;
@@ -809,9 +818,10 @@ constexpr const char *kHelp =
     "same when new / base is within the smaller of the two rows' noise (standard deviation / mean,\n"
     "as nvbench_compare judges), else faster or slower. A row's noise is its noise_pct, or, in a\n"
     "report without it, (max_ms - min_ms) / (2 x median_ms) (the output says so); the interval\n"
-    "takes that noise over the row's samples. Rows of one report only read \"only in BASE\" or\n"
-    "\"only in NEW\"; a skipped or failed row \"not comparable\"; different GPUs or modes give a\n"
-    "warning first.\n"
+    "takes that noise over the row's samples, or, for a figure of several rounds or processes, the\n"
+    "spread of their medians where that is larger (rounds_error_pct). Rows of one report only read\n"
+    "\"only in BASE\" or \"only in NEW\"; a skipped or failed row \"not comparable\"; different GPUs or\n"
+    "modes give a warning first.\n"
     "\n"
     "  BASE, NEW          a sweep's .json report, or its .csv (with FILE.context.json beside it, if any)\n"
     "  --format FORMAT    text (default), markdown, csv or json\n"

@@ -18,6 +18,9 @@
 #include <unistd.h>
 extern char **environ;
 #endif
+#if defined(__linux__) && !defined(SC_NO_POSIX)
+#include <sys/prctl.h>
+#endif
 
 namespace Harness {
 
@@ -42,7 +45,11 @@ class ChildRecorder : public Reporter {
 public:
     ChildRecorder(std::FILE *out, std::string where) : out_(out), where_(std::move(where)) {}
 
-    void begin(const Context &) override { write(std::string(kHeader) + "\n"); }
+    // The first line is flushed at once: a file with it is a child under way.
+    void begin(const Context &) override {
+        write(std::string(kHeader) + "\n");
+        if (std::fflush(out_) != 0) fail();
+    }
     void add(const Row &row) override {
         const CellKey key = keyOf(row);
         std::string text = fmt::format("cell {} {} {} {} {} {} {}\n", opName(key.op), key.backend, key.size,
@@ -114,7 +121,9 @@ ChildCells readChildCells(std::istream &in, const std::string &who, int exitStat
             int npot = 0;
             char status = 0;
             int throttled = 0;
-            if (!(fields >> op >> key.backend >> key.size >> npot >> key.blockSize >> status >> throttled))
+            std::string extra;
+            if (!(fields >> op >> key.backend >> key.size >> npot >> key.blockSize >> status >> throttled) ||
+                fields >> extra)
                 malformed(who, number, line);
             bool known = false;
             for (Op each : kAllOps) {
@@ -152,7 +161,7 @@ ChildCells readChildCells(std::istream &in, const std::string &who, int exitStat
 std::string processLabel(int index, int processes) { return fmt::format("process {} of {}", index, processes); }
 
 void mergeChildVerdicts(Row &row, const std::vector<ChildCells> &children, int processes) {
-    if (row.status != Row::Status::Passed) return;
+    if (row.status == Row::Status::Failed) return;
     const CellKey key = keyOf(row);
     for (std::size_t k = 0; k < children.size(); ++k) {
         const auto found = children[k].find(key);
@@ -164,6 +173,7 @@ void mergeChildVerdicts(Row &row, const std::vector<ChildCells> &children, int p
             row.note = fmt::format("{}: {}", who, cell.note);
             return;
         }
+        if (row.status == Row::Status::Skipped) continue;  // only a failure changes a skipped row
         std::string note;
         if (cell.status == Row::Status::Skipped) note = fmt::format("skipped in {}: {}", who, cell.note);
         if (cell.throttled) {
@@ -174,13 +184,18 @@ void mergeChildVerdicts(Row &row, const std::vector<ChildCells> &children, int p
     }
 }
 
-std::vector<std::vector<double>> childRounds(const CellKey &key, const std::vector<ChildCells> &children) {
+std::vector<std::vector<double>> childRounds(const CellKey &key, const std::vector<ChildCells> &children,
+                                             int *processes) {
     std::vector<std::vector<double>> rounds;
+    int contributing = 0;
     for (const ChildCells &cells : children) {
         const auto found = cells.find(key);
-        if (found == cells.end() || found->second.status != Row::Status::Passed) continue;
+        if (found == cells.end() || found->second.status != Row::Status::Passed || found->second.rounds.empty())
+            continue;
         rounds.insert(rounds.end(), found->second.rounds.begin(), found->second.rounds.end());
+        ++contributing;
     }
+    if (processes) *processes = contributing;
     return rounds;
 }
 
@@ -204,11 +219,16 @@ bool canStartProcesses() { return true; }
 
 std::string thisProgram(const std::string &argv0) {
 #ifdef __linux__
-    char path[4096];
-    const ssize_t length = readlink("/proc/self/exe", path, sizeof path - 1);
-    if (length > 0) return std::string(path, static_cast<std::size_t>(length));
+    // The running executable itself, even where its file was since replaced or deleted.
+    if (access("/proc/self/exe", X_OK) == 0) return "/proc/self/exe";
 #endif
     return argv0;
+}
+
+void endWithParent() {
+#ifdef __linux__
+    prctl(PR_SET_PDEATHSIG, SIGTERM);
+#endif
 }
 
 int runProcess(const std::string &program, const std::vector<std::string> &arguments,
@@ -226,8 +246,10 @@ int runProcess(const std::string &program, const std::vector<std::string> &argum
         throw std::runtime_error(fmt::format("cannot start '{}': {}", program, std::strerror(error)));
     }
     // Polled, so that a signal the parent caught reaches the child however the parent
-    // got it (a terminal sends it to both; `kill` to the parent alone).
-    bool passedOn = false;
+    // got it (a terminal sends it to both; `kill` to the parent alone). A child that has
+    // not stopped kStopGraceMs after it (one stuck in a GPU call) is killed.
+    constexpr int kPollMs = 20;
+    int sinceStopMs = -1;
     for (;;) {
         int status = 0;
         const pid_t done = waitpid(pid, &status, WNOHANG);
@@ -235,16 +257,19 @@ int runProcess(const std::string &program, const std::vector<std::string> &argum
         if (done < 0 && errno != EINTR) {
             throw std::runtime_error(fmt::format("cannot wait for '{}': {}", program, std::strerror(errno)));
         }
-        if (stop && *stop != 0 && !passedOn) {
-            kill(pid, *stop);
-            passedOn = true;
+        if (stop && *stop != 0) {
+            if (sinceStopMs < 0) kill(pid, *stop);
+            if (sinceStopMs >= kStopGraceMs) kill(pid, SIGKILL);
+            sinceStopMs += kPollMs;
         }
-        const timespec pause{0, 20 * 1000 * 1000};
+        const timespec pause{0, kPollMs * 1000 * 1000};
         nanosleep(&pause, nullptr);
     }
 }
 
 #else
+
+void endWithParent() {}
 
 TemporaryFile::TemporaryFile() {
     throw std::runtime_error("cannot make a file for a child process's cells: this build cannot start processes");

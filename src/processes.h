@@ -69,15 +69,19 @@ std::string processLabel(int index, int processes);
 
 /**
  * The children's verdicts on a finished row of the parent's: a child that failed the
- * cell fails the row ("process 2 of 4: a[17] = 3, expected 4"), one that was slowed by a
- * clock limit marks it throttled, and one that skipped a cell the parent ran says so in
- * the note. `children[k]` is process k + 1's cells; a row that did not pass in the
- * parent is left as it is.
+ * cell fails the row ("process 2 of 4: a[17] = 3, expected 4"), a row the parent skipped
+ * included; on a row that passed, one that was slowed by a clock limit marks it
+ * throttled, and one that skipped the cell says so in the note. `children[k]` is process
+ * k + 1's cells; a row the parent failed keeps its own verdict.
  */
 void mergeChildVerdicts(Row &row, const std::vector<ChildCells> &children, int processes);
 
-/** Every child's rounds of the cell `key`, process by process. */
-std::vector<std::vector<double>> childRounds(const CellKey &key, const std::vector<ChildCells> &children);
+/**
+ * Every child's rounds of the cell `key`, process by process, from the children whose
+ * cell passed; how many children those are in `*processes`, when given.
+ */
+std::vector<std::vector<double>> childRounds(const CellKey &key, const std::vector<ChildCells> &children,
+                                             int *processes = nullptr);
 
 /**
  * An empty file with a unique name in $TMPDIR (or /tmp), for a child's cells, removed when
@@ -99,19 +103,26 @@ private:
 /** Whether this build can start child processes (POSIX); --processes above 1 needs it. */
 bool canStartProcesses();
 
+/** How long a child may take to stop after the parent passed a signal on, in ms. */
+constexpr int kStopGraceMs = 10000;
+
 /**
  * Runs `program` with `arguments` (argv[1] on) and waits for it. While it runs, a
- * non-zero `*stop` (a signal the parent caught) is passed on to it, once. Returns its exit
- * status, or 128 + the signal that ended it. Throws std::runtime_error when it cannot be
- * started.
+ * non-zero `*stop` (a signal the parent caught) is passed on to it, and SIGKILL follows
+ * when it has not ended kStopGraceMs later. Returns its exit status, or 128 + the signal
+ * that ended it. Throws std::runtime_error when it cannot be started.
  */
 int runProcess(const std::string &program, const std::vector<std::string> &arguments,
                const volatile std::sig_atomic_t *stop);
 
 /**
- * The executable of this process (/proc/self/exe on Linux), else `argv0`, which
- * runProcess then looks up on PATH when it names no directory.
+ * The executable of this process: /proc/self/exe on Linux (the running file, even where
+ * it was since replaced), else `argv0`, which runProcess then looks up on PATH when it
+ * names no directory.
  */
 std::string thisProgram(const std::string &argv0);
+
+/** In a child: ends it with SIGTERM when its parent dies (Linux; nothing elsewhere). */
+void endWithParent();
 
 }  // namespace Harness

@@ -28,7 +28,24 @@ double relativeError(double noise, int samples) {
     return samples > 1 && std::isfinite(noise) && noise > 0 ? noise / std::sqrt(static_cast<double>(samples)) : 0;
 }
 
-double Statistics::relativeError() const { return std::max(Harness::relativeError(noise(), samples), roundsError); }
+double studentT975(int degrees) {
+    static constexpr double kTable[] = {12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
+                                        2.201,  2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
+                                        2.080,  2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042};
+    constexpr double z = 1.959964;
+    if (degrees < 1) return z;
+    if (degrees <= 30) return kTable[degrees - 1];
+    // Past the table, the Cornish-Fisher expansion in 1 / degrees (2.0423 at 30).
+    const double d = degrees;
+    return z + (z * z * z + z) / (4 * d) + (5 * std::pow(z, 5) + 16 * z * z * z + 3 * z) / (96 * d * d);
+}
+
+double figureError(double noise, int samples, double roundsError, int rounds) {
+    const double ofRounds = rounds > 1 ? roundsError * studentT975(rounds - 1) / 1.959964 : 0;
+    return std::max(relativeError(noise, samples), ofRounds);
+}
+
+double Statistics::relativeError() const { return figureError(noise(), samples, roundsError, rounds); }
 
 PooledRounds poolRounds(const std::vector<std::vector<double>> &rounds) {
     PooledRounds pooled;
@@ -39,7 +56,7 @@ PooledRounds poolRounds(const std::vector<std::vector<double>> &rounds) {
         all.insert(all.end(), round.begin(), round.end());
     }
     pooled.all = summarize(std::move(all));
-    pooled.rounds = static_cast<int>(medians.size());
+    pooled.all.rounds = static_cast<int>(medians.size());
     if (medians.empty()) return pooled;
     const Statistics ofMedians = summarize(medians);
     pooled.all.medianMs = ofMedians.meanMs;

@@ -14,22 +14,34 @@ struct Statistics {
     double minMs = 0;
     double maxMs = 0;
     double stddevMs = 0;  // the sample standard deviation (n - 1); 0 for fewer than two samples
-    // Measured in several rounds (poolRounds): the relative standard error of the mean of
-    // the rounds' medians, which medianMs then is; 0 for one round.
+    // Measured in several rounds (poolRounds): how many, and the relative standard error
+    // of the mean of the rounds' medians, which medianMs then is; 0 for one round.
+    int rounds = 0;
     double roundsError = 0;
 
     /** The relative noise: standard deviation / mean (0.005 is 0.5%); 0 without samples. */
     double noise() const { return meanMs > 0 ? stddevMs / meanMs : 0; }
-    /**
-     * The figure's relative standard error: noise / sqrt(samples) (relativeError), or
-     * roundsError where that is larger, as it is when the rounds disagree by more than
-     * their calls' noise says they should.
-     */
+    /** figureError(noise(), samples, roundsError, rounds). */
     double relativeError() const;
 };
 
 /** noise / sqrt(samples): a figure's relative standard error; 0 where it cannot be known. */
 double relativeError(double noise, int samples);
+
+/**
+ * The two-sided 95% quantile of Student's t with `degrees` degrees of freedom (12.706 for
+ * 1, 2.365 for 7, 1.96 in the limit); 1.96 below 1.
+ */
+double studentT975(int degrees);
+
+/**
+ * A figure's relative standard error as a 95% interval takes it (1.96 x it is the
+ * half-width): noise / sqrt(samples), or, where larger, the error of the mean of its
+ * `rounds` rounds' medians scaled by studentT975(rounds - 1) / 1.96, since a few rounds
+ * know their own spread only roughly. The rounds' error is larger when they disagree by
+ * more than their calls' noise says they should: a state that lasts a round (a process).
+ */
+double figureError(double noise, int samples, double roundsError, int rounds);
 
 /** The summary of `ms`; all zeros for an empty list. */
 Statistics summarize(std::vector<double> ms);
@@ -45,9 +57,8 @@ Statistics summarize(std::vector<double> ms);
  * round or none). Rounds without samples are left out.
  */
 struct PooledRounds {
-    Statistics all;
+    Statistics all;  // all.rounds: the rounds with samples
     double medianSpread = 0;
-    int rounds = 0;  // rounds with samples
 };
 PooledRounds poolRounds(const std::vector<std::vector<double>> &rounds);
 

@@ -529,7 +529,8 @@ private:
                     if (together && last->deviceOutput()) held[i] = std::move(last);
                     return;
                 }
-                std::vector<std::vector<double>> all = childRounds(keyOf(rows[i]), children_);
+                int childProcesses = 0;
+                std::vector<std::vector<double>> all = childRounds(keyOf(rows[i]), children_, &childProcesses);
                 all.insert(all.end(), roundSamples[i].begin(), roundSamples[i].end());
                 std::optional<PooledRounds> pooled;
                 if (all.size() > 1) {
@@ -541,9 +542,9 @@ private:
                 rows[i].roundSamplesMs = std::move(all);
                 if (pooled && rows[i].status == Row::Status::Passed) {
                     const std::string where =
-                        children_.empty() ? "" : fmt::format(" in {} processes", children_.size() + 1);
+                        childProcesses == 0 ? "" : fmt::format(" in {} processes", childProcesses + 1);
                     rows[i].note = joinNotes(rows[i].note, fmt::format("{} rounds{}: medians {:.1f}% apart",
-                                                                       pooled->rounds, where,
+                                                                       pooled->all.rounds, where,
                                                                        100 * pooled->medianSpread));
                 }
                 if (plan[i].backend->onGpu) noteGpuState(rows[i], together ? before.front() : before[i]);
@@ -719,7 +720,10 @@ private:
         }
     }
 
-    void report(const Row &row) {
+    void report(Row row) {
+        // A cell this process skipped fails when a child's output failed it (a ran cell's
+        // children's verdicts joined its row when it finished).
+        if (row.status == Row::Status::Skipped) mergeChildVerdicts(row, children_, options_.processes);
         tally_.count(row.status);
         progress_.clear();
         for (Reporter *reporter : reporters_) reporter->add(row);
@@ -827,6 +831,7 @@ int runChildSweep(const Options &options) {
         return kExitBadInput;
     }
     const std::unique_ptr<Reporter> recorder = makeChildRecorder(file.get(), "'" + options.childCells + "'");
+    endWithParent();
     const StopSignals stopSignals;
     recorder->begin(Context{});
     Tally tally;
@@ -841,32 +846,53 @@ int runChildSweep(const Options &options) {
     return stopSignal ? 128 + stopSignal : tally.exitStatus();
 }
 
+using CellLists = std::vector<std::unique_ptr<TemporaryFile>>;
+
+// A file for each child process's cells, made before anything runs; returns a one-line
+// error, or "".
+std::string makeCellLists(const Options &options, CellLists &lists) {
+    try {
+        for (int k = 1; k < options.processes; ++k) lists.push_back(std::make_unique<TemporaryFile>());
+    } catch (const std::runtime_error &e) {
+        return fmt::format("--processes: {}", e.what());
+    }
+    return "";
+}
+
+// Set by a test: the children's cells that runChildren then returns, no child started.
+const std::vector<ChildCells> *childrenForTesting = nullptr;
+
 // The child processes of a sweep in several processes, one after another, each running
-// the sweep this one was asked for and writing its cells to a file of its own; returns
+// the sweep this one was asked for and writing its cells to its file of `lists`; returns
 // their cells, process by process. Stops, with what it has, when a signal stops the
 // sweep; throws when a child ends before its sweep did (its error is on stderr).
-std::vector<ChildCells> runChildren(const Options &options) {
+std::vector<ChildCells> runChildren(const Options &options, const CellLists &lists) {
+    if (childrenForTesting) return *childrenForTesting;
     std::vector<ChildCells> children;
-    if (options.processes > 1 && Common::deviceAvailable()) Common::releaseWorkspaces();  // the children's memory
+    if (!lists.empty() && Common::deviceAvailable()) Common::releaseWorkspaces();  // the children's memory
     const std::string program = thisProgram(options.program);
-    for (int k = 1; k < options.processes && !stopSignal; ++k) {
-        const TemporaryFile cells;
+    for (std::size_t k = 1; k <= lists.size() && !stopSignal; ++k) {
+        const std::string &path = lists[k - 1]->path();
         std::vector<std::string> arguments = options.arguments;
-        arguments.insert(arguments.end(), {"--child-cells", cells.path(), "--child-index", std::to_string(k)});
+        arguments.insert(arguments.end(), {"--child-cells", path, "--child-index", std::to_string(k)});
         const int status = runProcess(program, arguments, &stopSignal);
         if (stopSignal) break;
-        std::ifstream in(cells.path());
-        children.push_back(readChildCells(in, processLabel(k, options.processes), status));
+        std::ifstream in(path);
+        children.push_back(readChildCells(in, processLabel(static_cast<int>(k), options.processes), status));
     }
     return children;
 }
 
 }  // namespace
 
+void setChildrenForTesting(const std::vector<ChildCells> *children) { childrenForTesting = children; }
+
 int runSweep(const Options &options) {
     if (!options.childCells.empty()) return runChildSweep(options);
     std::vector<Destination> files;
+    CellLists cellLists;
     std::string problem = checkMemory(options);
+    if (problem.empty()) problem = makeCellLists(options, cellLists);
     if (problem.empty()) problem = openOutputs(options, files);
     if (!problem.empty()) {
         fmt::print(stderr, "cis565_stream_compaction: {}\n", problem);
@@ -894,7 +920,9 @@ int runSweep(const Options &options) {
             reporter->begin(context);
             open.push_back(reporter);
         }
-        std::vector<ChildCells> children = runChildren(options);
+        std::vector<ChildCells> children = runChildren(options, cellLists);
+        // Stopped while a child ran: no cell has been measured by every process.
+        const int stoppedInChild = stopSignal ? static_cast<int>(children.size()) + 1 : 0;
         if (!stopSignal) tally = Sweep(options, reporters, copy, std::move(floors), std::move(children)).run();
         const std::string stoppedBy = stopSignal == 0 ? "" : stopSignal == SIGINT ? "SIGINT" : "SIGTERM";
         if (context.gpu && stoppedBy.empty()) {
@@ -923,8 +951,16 @@ int runSweep(const Options &options) {
         std::fflush(stdout);
         fmt::print(stderr, "{}\n", tally.sweepSummary());
         if (!stoppedBy.empty()) {
-            fmt::print(stderr, "cis565_stream_compaction: stopped by {}; the rows finished before it are in the report\n",
-                       stoppedBy);
+            if (stoppedInChild > 0) {
+                fmt::print(stderr,
+                           "cis565_stream_compaction: stopped by {} while {} ran; a cell is reported once every "
+                           "process has measured it, so the report has no rows\n",
+                           stoppedBy, processLabel(stoppedInChild, options.processes));
+            } else {
+                fmt::print(stderr,
+                           "cis565_stream_compaction: stopped by {}; the rows finished before it are in the report\n",
+                           stoppedBy);
+            }
             return 128 + stopSignal;
         }
     } catch (const std::exception &e) {

@@ -8,8 +8,10 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "cli.h"
+#include "processes.h"
 
 namespace Harness {
 
@@ -69,6 +71,12 @@ void addFigures(Row &row, long long kept, const std::optional<Statistics> &cpu,
  * "no CUDA device" or why the device was lost. Memory is checked apart from this.
  */
 std::string cellSkipReason(const StreamCompaction::Backend &backend, Op op, long long n);
+
+/**
+ * For tests: a sweep with --processes N takes these as its N - 1 children's cells instead
+ * of starting child processes; nullptr, the default, starts them.
+ */
+void setChildrenForTesting(const std::vector<ChildCells> *children);
 
 /**
  * Runs the sweep `options` describe, writing the report to stdout in options.format and

@@ -73,10 +73,23 @@ while [ -z "$child" ] && [ "$waited" -lt 600 ]; do
   [ -n "$child" ] || sleep 0.1
   waited=$((waited + 1))
 done
+# The child has its signal handlers once it has opened its cell list.
+waited=0
+until [ -n "$(cat "$dir"/tmp/* 2>/dev/null)" ] || [ "$waited" -ge 600 ]; do
+  sleep 0.1
+  waited=$((waited + 1))
+done
 if [ -z "$child" ]; then
   fail "--processes 2: no child process seen in 60 s"; kill "$parent"; wait "$parent"
 else
   kill -s INT "$parent"
+  # The child's whole sweep takes far longer: the parent must pass the signal on.
+  waited=0
+  while kill -0 "$parent" 2>/dev/null && [ "$waited" -lt 100 ]; do
+    sleep 0.1
+    waited=$((waited + 1))
+  done
+  kill -0 "$parent" 2>/dev/null && fail "--processes 2: still running 10 s after SIGINT"
   wait "$parent"
   status=$?
   [ "$status" -eq 130 ] || fail "--processes 2: SIGINT -> exit $status, expected 130"
@@ -87,7 +100,7 @@ else
   python3 -c 'import json, sys; d = json.load(open(sys.argv[1]))
 sys.exit(d["complete"] is not False or d["stopped"] != "stopped by SIGINT")' "$dir/p.json" ||
     fail "--processes 2: the JSON is not marked stopped by SIGINT"
-  grep -q "stopped by SIGINT" "$dir/p.err" || fail "--processes 2: no message on stderr"
+  grep -q "stopped by SIGINT while process 1 of 2 ran" "$dir/p.err" || fail "--processes 2: not the message of a stop during a child: $(cat "$dir/p.err")"
   [ -z "$(ls "$dir/tmp")" ] || fail "--processes 2: a cell list was left behind: $(ls "$dir/tmp")"
   echo "ok: --processes 2: SIGINT to the parent stops its child, exit 130"
 fi

@@ -4,6 +4,7 @@
 // markdown that GitHub renders as tables.
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -389,6 +390,32 @@ TEST(Compare, TheVerdictTakesTheRowsNoiseOrWithIntervalTheInterval) {
     EXPECT_EQ(interval2.status, 1);
     EXPECT_TRUE(TestSupport::contains(interval2.err, "scan cub 2^10 (")) << interval2.err;
     EXPECT_EQ(compare({base, next, "--verdict", "interval", "--fail-above", "3%"}).status, 0);
+}
+
+// Rows of eight rounds whose medians spread (rounds_error_pct 1.5%, Student's t for 7
+// degrees of freedom): cub's 3% change, slower by its calls' narrow interval, is the same
+// by the rounds' wider one; naive's rows of one round keep their own interval.
+TEST(Compare, TheIntervalTakesTheRoundsErrorWhereLarger) {
+    const auto inRounds = [](std::string text) {
+        return text.insert(text.size() - 1, ", \"rounds\": 8, \"rounds_error_pct\": 1.5");
+    };
+    const std::string base = writeFile(
+        "rounds-base.json",
+        jsonReport("G", "cold", {inRounds(row("scan", "cub", 1024, false, "null", 1.0, 5, 5000)),
+                                 row("scan", "naive", 1024, false, "128", 1.0, 0.01, 5000),
+                                 row("scan", "cpu", 1024, false, "null", 1.0, 1, 4)}));
+    const std::string next = writeFile(
+        "rounds-new.json",
+        jsonReport("G", "cold", {inRounds(row("scan", "cub", 1024, false, "null", 1.03, 5, 5000)),
+                                 row("scan", "naive", 1024, false, "128", 1.015, 0.01, 5000),
+                                 row("scan", "cpu", 1024, false, "null", 1.0, 1, 4)}));
+    EXPECT_EQ(threeVerdicts(base, next, {"--verdict", "interval"}), (std::vector<std::string>{"same", "slower", "same"}));
+    const auto rows = csvRows(compare({base, next, "--format", "csv"}).out);
+    const auto *cub = find(rows, "scan", "cub", "1024");
+    ASSERT_NE(cub, nullptr);
+    const double error = 0.015 * 2.365 / 1.959964, width = 1.96 * std::sqrt(2 * error * error);
+    EXPECT_NEAR(std::stod(cub->at("ratio_high")), 1.03 * std::exp(width), 1e-4);
+    EXPECT_NEAR(std::stod(cub->at("ratio_low")), 1.03 * std::exp(-width), 1e-4);
 }
 
 // --same-within 5%: a 3% slow-down and a 4% gain, past their rows' 1% noise, read the

@@ -61,6 +61,20 @@ TEST(Figures, BandwidthCopyFractionAndSpeedupsByHand) {
     EXPECT_FALSE(scan.speedupVsCub);
 }
 
+// A figure of several rounds that disagree: its % of copy carries the rounds' error
+// (Student's t for 7 degrees of freedom over 1.96 times it), not its calls' alone.
+TEST(Figures, TheCopyFractionsIntervalTakesTheRoundsError) {
+    Row row = passedRow(Op::Scan, 1 << 20, 1.0);
+    row.timing.stddevMs = 0.001;  // 0.1% noise over 5 calls
+    row.timing.roundsError = 0.02;
+    row.timing.rounds = 8;
+    Harness::addFigures(row, 0, std::nullopt, std::nullopt, {.GBs = 10, .noise = 0, .samples = 15});
+    ASSERT_TRUE(row.copyFractionRange);
+    const double error = 0.02 * 2.365 / 1.959964;
+    EXPECT_NEAR(row.copyFractionRange->high / *row.copyFraction, std::exp(1.96 * error), 1e-12);
+    EXPECT_NEAR(row.copyFractionRange->low / *row.copyFraction, std::exp(-1.96 * error), 1e-12);
+}
+
 // A CSV report's fields, quoted ones included.
 std::vector<std::string> csvFields(const std::string &line) {
     std::vector<std::string> fields(1);

@@ -110,6 +110,7 @@ TEST(ChildCells, ALineItCannotReadIsRefusedByNumber) {
     const std::string header = "cis565_stream_compaction child cells 1\n";
     EXPECT_NE(refusal("cis565_stream_compaction child cells 2\nend\n").find("line 1"), std::string::npos);
     for (const std::string &line : {"cell reduce cpu 16 0 0 p 0", "cell scan cpu 16 0 0 x 0", "cell scan cpu 16 0",
+                                    "cell scan cpu 16 0 0 p 0 extra",
                                     "round 1.5", "cell scan cpu 16 0 0 p 0\nround 1.5 fast", "what"}) {
         SCOPED_TRACE(line);
         const std::string message = refusal(header + line + "\nend\n");
@@ -148,6 +149,19 @@ TEST(ChildCells, TheChildrensVerdictsJoinTheParentsRows) {
     children[1][keyOf(scan)].throttled = false;
     mergeChildVerdicts(skippedAlone, children, 3);
     EXPECT_EQ(skippedAlone.note, "skipped in process 2 of 3: no CUDA device");
+    // A cell the parent skipped fails when a child failed it, and stays skipped otherwise.
+    Row skippedHere = cell(Op::Compact, "naive", 1024, false, 128);
+    skippedHere.status = Row::Status::Skipped;
+    skippedHere.note = "needs 9.0 GiB of GPU memory, 8.0 GiB free";
+    mergeChildVerdicts(skippedHere, children, 3);
+    EXPECT_EQ(skippedHere.status, Row::Status::Failed);
+    EXPECT_EQ(skippedHere.note, "process 1 of 3: expected 5 elements, got 6");
+    Row skippedEverywhere = cell(Op::Scan, "naive", 1024, false, 128);
+    skippedEverywhere.status = Row::Status::Skipped;
+    skippedEverywhere.note = "no CUDA device";
+    mergeChildVerdicts(skippedEverywhere, children, 3);
+    EXPECT_EQ(skippedEverywhere.status, Row::Status::Skipped);
+    EXPECT_EQ(skippedEverywhere.note, "no CUDA device");
     // A row the parent failed keeps its own verdict.
     Row failedHere = cell(Op::Compact, "naive", 1024, false, 128);
     failedHere.status = Row::Status::Failed;
@@ -163,7 +177,10 @@ TEST(ChildCells, TheRoundsOfEveryPassedChildInProcessOrder) {
     children[0][keyOf(scan)].rounds = {{1.0, 1.1}, {1.2}};
     children[1][keyOf(scan)] = {Row::Status::Failed, "a[3] = 0, expected 1", false, {{9.0}}};
     children[2][keyOf(scan)].rounds = {{1.3}};
-    EXPECT_EQ(childRounds(keyOf(scan), children), (std::vector<std::vector<double>>{{1.0, 1.1}, {1.2}, {1.3}}));
+    int processes = -1;
+    EXPECT_EQ(childRounds(keyOf(scan), children, &processes),
+              (std::vector<std::vector<double>>{{1.0, 1.1}, {1.2}, {1.3}}));
+    EXPECT_EQ(processes, 2);
     EXPECT_TRUE(childRounds(keyOf(cell(Op::Scan, "cub", 1 << 16, true, std::nullopt)), children).empty());
     EXPECT_TRUE(childRounds(keyOf(scan), {}).empty());
 }

@@ -352,7 +352,7 @@ TEST(CsvReporter, ReadsBackHeaderAndRows) {
         "run_id",           "date",               "gpu",         "mode",           "op",
         "backend",          "size",               "npot",        "block_size",     "median_ms",
         "mean_ms",          "noise_pct",          "min_ms",      "max_ms",         "samples",
-        "round_spread_pct", "timed",            "launch_bound",       "interleaved",  "sm_clock_MHz",   "temperature_C",
+        "round_spread_pct", "rounds",           "rounds_error_pct", "timed",            "launch_bound",       "interleaved",  "sm_clock_MHz",   "temperature_C",
         "power_W",          "throttled",          "bandwidth_GBps", "copy_fraction", "copy_fraction_low",
         "copy_fraction_high", "speedup_vs_cpu",   "speedup_vs_cpu_low", "speedup_vs_cpu_high", "speedup_vs_cub",
         "speedup_vs_cub_low", "speedup_vs_cub_high", "kept",     "verified",       "note"};

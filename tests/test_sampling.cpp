@@ -155,7 +155,7 @@ TEST(Statistics, SummaryByHand) {
 // readings together.
 TEST(Statistics, PooledRoundsByHand) {
     const PooledRounds pooled = poolRounds({{3, 1, 2}, {6, 4}, {}});
-    EXPECT_EQ(pooled.rounds, 2);
+    EXPECT_EQ(pooled.all.rounds, 2);
     EXPECT_EQ(pooled.all.samples, 5);
     EXPECT_DOUBLE_EQ(pooled.all.medianMs, 3.5);
     EXPECT_NEAR(pooled.all.roundsError, 3.0 / 7.0, 1e-12);
@@ -173,7 +173,7 @@ TEST(Statistics, PooledRoundsByHand) {
     EXPECT_DOUBLE_EQ(poolRounds({{2, 4, 9}}).all.medianMs, 4);  // one round: its own median
     EXPECT_DOUBLE_EQ(poolRounds({{2, 4, 9}}).all.roundsError, 0);
     EXPECT_EQ(poolRounds({}).all.samples, 0);
-    EXPECT_EQ(poolRounds({}).rounds, 0);
+    EXPECT_EQ(poolRounds({}).all.rounds, 0);
     EXPECT_DOUBLE_EQ(poolRounds({}).medianSpread, 0);
 }
 
@@ -189,9 +189,22 @@ TEST(Statistics, TheFigureOfRoundsInTwoGroupsMovesByOneRoundsShare) {
     const PooledRounds pooled = poolRounds({slow, fast, slow});
     EXPECT_NEAR(pooled.all.medianMs, (1.04 + 1.00 + 1.04) / 3, 1e-12);
     EXPECT_NEAR(pooled.medianSpread, 0.04, 1e-12);
-    // Rounds that disagree by more than their calls' noise widen the figure's error.
+    // Rounds that disagree by more than their calls' noise widen the figure's error, by
+    // Student's t for two degrees of freedom over 1.96.
     EXPECT_GT(pooled.all.roundsError, relativeError(pooled.all.noise(), pooled.all.samples));
-    EXPECT_DOUBLE_EQ(pooled.all.relativeError(), pooled.all.roundsError);
+    EXPECT_NEAR(pooled.all.relativeError(), pooled.all.roundsError * 4.303 / 1.959964, 1e-12);
+}
+
+// The table's values, its expansion past 30 degrees of freedom, and the normal limit.
+TEST(Statistics, StudentsTQuantile) {
+    EXPECT_DOUBLE_EQ(studentT975(1), 12.706);
+    EXPECT_DOUBLE_EQ(studentT975(7), 2.365);
+    EXPECT_DOUBLE_EQ(studentT975(30), 2.042);
+    EXPECT_NEAR(studentT975(31), 2.0395, 0.0005);
+    EXPECT_NEAR(studentT975(120), 1.9799, 0.0005);
+    EXPECT_NEAR(studentT975(100000), 1.96, 0.0001);
+    EXPECT_NEAR(studentT975(0), 1.96, 0.0001);
+    for (int d = 1; d < 200; ++d) EXPECT_GT(studentT975(d), studentT975(d + 1)) << d;
 }
 
 // A figure's relative error is noise / sqrt(samples), or its rounds' error where larger,
@@ -205,13 +218,17 @@ TEST(Statistics, TheRoundsErrorWidensARatiosInterval) {
     b.meanMs = 2;
     b.stddevMs = 0.02;
     EXPECT_NEAR(ratioInterval(b, a).high, 2 * std::exp(1.96 * std::sqrt(2.0) * 0.001), 1e-12);
-    b.roundsError = 0.01;  // the rounds disagree: 1% standard error
-    EXPECT_DOUBLE_EQ(b.relativeError(), 0.01);
+    b.roundsError = 0.01;  // the rounds disagree: 1% standard error, over 8 rounds
+    b.rounds = 8;
+    const double roundsError = 0.01 * 2.365 / 1.959964;  // Student's t for 7 degrees of freedom
+    EXPECT_NEAR(b.relativeError(), roundsError, 1e-15);
     const Interval wide = ratioInterval(b, a);
-    const double width = 1.96 * std::sqrt(0.01 * 0.01 + 0.001 * 0.001);
+    const double width = 1.96 * std::sqrt(roundsError * roundsError + 0.001 * 0.001);
     EXPECT_DOUBLE_EQ(wide.value, 2);
     EXPECT_NEAR(wide.low, 2 * std::exp(-width), 1e-12);
     EXPECT_NEAR(wide.high, 2 * std::exp(width), 1e-12);
+    b.rounds = 1;  // one round: no error of its own
+    EXPECT_NEAR(b.relativeError(), relativeError(b.noise(), b.samples), 1e-15);
     const Interval same = ratioIntervalOfErrors(3, 0.001, 1.5, 0.001);
     EXPECT_NEAR(same.high, 2 * std::exp(1.96 * std::sqrt(2.0) * 0.001), 1e-12);
 }

@@ -229,6 +229,7 @@ TEST(SweepCommandLine, BadInputGetsOneLineAndStatus2) {
         {{"--grade", "--processes", "2"}, "--processes"},
         {{"--child-cells", "x", "--sizes", "2^10"}, "--child-cells"},
         {{"--child-cells", "x", "--child-index", "2", "--processes", "2"}, "--child-cells"},
+        {{"--child-index", "1", "--processes", "2"}, "--child-cells"},
     };
     for (const BadLine &bad : cases) {
         Options options;
@@ -496,6 +497,61 @@ TEST(Sweep, RoundsPoolTheirCallsAndGiveTheirMediansSpread) {
                 << report.field(row, "note");
         }
     }
+}
+
+// A sweep in three processes whose two children's cells are given (no child started):
+// each row pools the children's rounds of its own cell, told apart by size and by the
+// SIZE - 3 companion, with its own; a child's failure fails the row and the exit status;
+// a child's clock limit marks it.
+TEST(Sweep, ThreeProcessesPoolTheChildrensRoundsOfEachCell) {
+    using Harness::CellKey;
+    using Harness::ChildCell;
+    std::vector<Harness::ChildCells> children(2);
+    const CellKey scan{Op::Scan, "cpu", 256, false, 0}, scanCompanion{Op::Scan, "cpu", 253, true, 0};
+    const CellKey compact{Op::Compact, "cpu", 256, false, 0}, compactCompanion{Op::Compact, "cpu", 253, true, 0};
+    children[0][scan].rounds = {{900, 900, 900}};
+    children[0][scanCompanion].rounds = {{600, 600, 600}, {600, 600}};
+    children[0][compact] = {Harness::Row::Status::Failed, "a[17] = 3 where 4 was expected", false, {}};
+    children[0][compactCompanion].rounds = {{30, 30, 30}};
+    children[1][scan].rounds = {{300, 300, 300}};
+    children[1][scanCompanion] = {Harness::Row::Status::Passed, "", true, {{300, 300, 300}}};
+    children[1][compact].rounds = {{3, 3, 3}};
+    children[1][compactCompanion].rounds = {{60, 60, 60}};
+    Harness::setChildrenForTesting(&children);
+    std::string csv;
+    const int status = runSweepCapturing({"--ops", "scan,compact", "--backends", "cpu", "--sizes", "2^8", "--reps", "3",
+                                          "--processes", "3", "--format", "csv", "--quiet"},
+                                         csv);
+    Harness::setChildrenForTesting(nullptr);
+    EXPECT_EQ(status, 1) << csv;  // a child failed a cell
+    const CsvReport report(csv);
+    ASSERT_EQ(report.rows.size(), 4u) << csv;
+    std::map<std::string, std::map<std::string, std::string>> rows;  // by "op size"
+    for (const auto &row : report.rows) {
+        auto &fields = rows[report.field(row, "op") + " " + report.field(row, "size")];
+        for (const char *name : {"median_ms", "samples", "rounds", "round_spread_pct", "rounds_error_pct", "verified",
+                                 "throttled", "note"}) {
+            fields[name] = report.field(row, name);
+        }
+    }
+    // The parent's own round takes microseconds: the figure is the mean of three medians.
+    const auto median = [&](const std::string &key) { return std::stod(rows[key]["median_ms"]); };
+    EXPECT_NEAR(median("scan 256"), (900 + 300) / 3.0, 0.01);
+    EXPECT_EQ(rows["scan 256"]["samples"], "9");
+    EXPECT_EQ(rows["scan 256"]["rounds"], "3");
+    EXPECT_FALSE(rows["scan 256"]["rounds_error_pct"].empty());
+    EXPECT_NE(rows["scan 256"]["note"].find("3 rounds in 3 processes: medians "), std::string::npos)
+        << rows["scan 256"]["note"];
+    EXPECT_EQ(rows["scan 256"]["throttled"], "false");
+    EXPECT_NEAR(median("scan 253"), (600 + 600 + 300) / 4.0, 0.01);
+    EXPECT_EQ(rows["scan 253"]["samples"], "11");
+    EXPECT_EQ(rows["scan 253"]["throttled"], "true");
+    EXPECT_NE(rows["scan 253"]["note"].find("throttled in process 2 of 3"), std::string::npos)
+        << rows["scan 253"]["note"];
+    EXPECT_EQ(rows["compact 256"]["verified"], "FAIL");
+    EXPECT_EQ(rows["compact 256"]["note"], "process 1 of 3: a[17] = 3 where 4 was expected");
+    EXPECT_NEAR(median("compact 253"), (30 + 60) / 3.0, 0.01);
+    EXPECT_EQ(rows["compact 253"]["verified"], "passed");
 }
 
 // The device outputs a sweep's GPU cells were allocated at, by back end, round by round.

@@ -116,7 +116,7 @@ ChildCells readChildCells(std::istream &in, const std::string &who, int exitStat
         if (word == "end") {
             ended = true;
         } else if (word == "cell") {
-            std::string op, backend;
+            std::string op;
             CellKey key;
             int npot = 0;
             char status = 0;

@@ -921,8 +921,9 @@ int runSweep(const Options &options) {
             open.push_back(reporter);
         }
         std::vector<ChildCells> children = runChildren(options, cellLists);
-        // Stopped while a child ran: no cell has been measured by every process.
-        const int stoppedInChild = stopSignal ? static_cast<int>(children.size()) + 1 : 0;
+        // Stopped before this process's own sweep: no cell has been measured by every process.
+        const int stoppedInChild =
+            stopSignal && options.processes > 1 ? static_cast<int>(children.size()) + 1 : 0;
         if (!stopSignal) tally = Sweep(options, reporters, copy, std::move(floors), std::move(children)).run();
         const std::string stoppedBy = stopSignal == 0 ? "" : stopSignal == SIGINT ? "SIGINT" : "SIGTERM";
         if (context.gpu && stoppedBy.empty()) {

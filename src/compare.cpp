@@ -429,11 +429,6 @@ struct Measure {
     std::string problem;     // "BASE skipped: no CUDA device", or ""
 };
 
-std::string oneLine(std::string text) {
-    std::replace_if(text.begin(), text.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20; }, ' ');
-    return text;
-}
-
 Measure measure(const Fields &row, const std::string &name) {
     Measure m;
     const std::string verified = field(row, "verified");

@@ -153,11 +153,6 @@ struct Task {
     GradeCell cell = {};
 };
 
-std::string oneLine(std::string text) {
-    std::replace_if(text.begin(), text.end(), [](char c) { return c == '\n' || c == '\t' || c == '\r'; }, ' ');
-    return text;
-}
-
 void sendLine(int fd, const std::string &line) {
     const std::string text = line + "\n";
     std::size_t sent = 0;

@@ -33,14 +33,6 @@ char statusLetter(Row::Status status) {
     return status == Row::Status::Passed ? 'p' : status == Row::Status::Failed ? 'f' : 's';
 }
 
-// A note on one line: the format is line by line.
-std::string oneLine(std::string text) {
-    for (char &c : text) {
-        if (c == '\n' || c == '\r') c = ' ';
-    }
-    return text;
-}
-
 class ChildRecorder : public Reporter {
 public:
     ChildRecorder(std::FILE *out, std::string where) : out_(out), where_(std::move(where)) {}
@@ -54,7 +46,7 @@ public:
         const CellKey key = keyOf(row);
         std::string text = fmt::format("cell {} {} {} {} {} {} {}\n", opName(key.op), key.backend, key.size,
                                        key.npot ? 1 : 0, key.blockSize, statusLetter(row.status), row.throttled ? 1 : 0);
-        if (!row.note.empty()) text += "note " + oneLine(row.note) + "\n";
+        if (!row.note.empty()) text += "note " + oneLine(row.note) + "\n";  // the format is line by line
         for (const std::vector<double> &round : row.roundSamplesMs) {
             text += "round";
             for (double ms : round) text += fmt::format(" {}", ms);

@@ -385,13 +385,6 @@ std::string statusCell(const Row *row) {
     return row->status == Row::Status::Skipped ? "skipped" : "—";
 }
 
-// A note as one line of text: a footnote ends at its line's end.
-std::string oneLine(const std::string &text) {
-    std::string line = text;
-    std::replace_if(line.begin(), line.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20; }, ' ');
-    return line;
-}
-
 // Code in markdown: fenced by one backtick more than the longest run of them inside.
 std::string markdownCode(const std::string &text) {
     std::size_t longest = 0, run = 0;
@@ -703,5 +696,10 @@ std::string sizeLabel(long long size, bool npot) { return npot ? formatSize(size
 std::string jsonQuoted(const std::string &text) { return jsonString(text); }
 
 std::string csvField(const std::string &text) { return csvQuoted(text); }
+
+std::string oneLine(std::string text) {
+    std::replace_if(text.begin(), text.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20; }, ' ');
+    return text;
+}
 
 }  // namespace Harness

@@ -163,4 +163,7 @@ std::string jsonQuoted(const std::string &text);
 /** `text` as one CSV field: quoted (RFC 4180) when it holds a comma, a quote or a line break. */
 std::string csvField(const std::string &text);
 
+/** `text` on one line: every control character (line breaks, tabs) a space. */
+std::string oneLine(std::string text);
+
 }  // namespace Harness

@@ -86,12 +86,6 @@ Interval ratioIntervalOfErrors(double numeratorMs, double numeratorError, double
     return interval;
 }
 
-Interval ratioInterval(double numeratorMs, double numeratorNoise, int numeratorSamples, double denominatorMs,
-                       double denominatorNoise, int denominatorSamples) {
-    return ratioIntervalOfErrors(numeratorMs, relativeError(numeratorNoise, numeratorSamples), denominatorMs,
-                                 relativeError(denominatorNoise, denominatorSamples));
-}
-
 Interval ratioInterval(const Statistics &a, const Statistics &b) {
     return ratioIntervalOfErrors(a.medianMs, a.relativeError(), b.medianMs, b.relativeError());
 }

@@ -101,13 +101,6 @@ struct Interval {
 Interval ratioIntervalOfErrors(double numeratorMs, double numeratorError, double denominatorMs,
                                double denominatorError);
 
-/**
- * numerator / denominator of two medians, each with its relative noise and sample count
- * (a noise of 0, or a single sample, gives that side no width).
- */
-Interval ratioInterval(double numeratorMs, double numeratorNoise, int numeratorSamples, double denominatorMs,
-                       double denominatorNoise, int denominatorSamples);
-
 /** a.medianMs / b.medianMs, each side's width from its relativeError(). */
 Interval ratioInterval(const Statistics &a, const Statistics &b);
 

@@ -524,7 +524,7 @@ private:
             attempt(i, [&] {
                 Run result = cells[i]->finish();
                 std::unique_ptr<Measurement> last = std::move(cells[i]);  // freed on return, unless held
-                roundSamples[i].push_back(result.timing.samplesMs);
+                roundSamples[i].push_back(std::move(result.timing.samplesMs));
                 if (round + 1 < rounds && verify(c.op, result, c.want).passed()) {
                     if (together && last->deviceOutput()) held[i] = std::move(last);
                     return;

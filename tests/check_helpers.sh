@@ -8,3 +8,21 @@ fail() {
   echo "FAIL: $*"
   failed=1
 }
+
+# wait_for_child PARENT: prints the pid of a child process of PARENT, waiting up to 60 s
+# for one to appear (from /proc: a stat line's fourth field is the parent's pid); prints
+# nothing if none does.
+wait_for_child() {
+  of=$1
+  waited=0
+  while [ "$waited" -lt 600 ]; do
+    for stat in /proc/[0-9]*/stat; do
+      set -- $(cat "$stat" 2>/dev/null)
+      [ "${4:-}" = "$of" ] || continue
+      echo "$1"
+      return
+    done
+    sleep 0.1
+    waited=$((waited + 1))
+  done
+}

@@ -79,19 +79,7 @@ grep -q 'one after another; a figure is the mean of the 6 rounds' "$dir/p.txt" |
 TMPDIR="$dir/tmp" "$program" --sizes 2^16:2^26 --backends cpu --ops scan,compact,sort --reps 3 --quiet --processes 3 \
   --output "$dir/k.json" >"$dir/k.out" 2>"$dir/k.err" &
 parent=$!
-# The parent's child, from /proc (the third field after the pid is the parent's pid).
-child_of() {
-  for stat in /proc/[0-9]*/stat; do
-    set -- $(cat "$stat" 2>/dev/null)
-    [ "$4" = "$parent" ] && { echo "$1"; return; }
-  done
-}
-waited=0
-until child=$(child_of) && [ -n "$child" ]; do
-  [ "$waited" -ge 600 ] && break
-  sleep 0.1
-  waited=$((waited + 1))
-done
+child=$(wait_for_child "$parent")
 if [ -z "$child" ]; then
   fail "no child process of --processes 3 seen in 60 s"; kill "$parent"; wait "$parent"
 else

@@ -63,16 +63,7 @@ mkdir "$dir/tmp"
 TMPDIR="$dir/tmp" "$program" --backends cpu --ops scan,compact,sort --sizes 2^16:2^26 --reps 3 --quiet --processes 2 \
   --output "$dir/p.json" >"$dir/p.out" 2>"$dir/p.err" &
 parent=$!
-child=
-waited=0
-while [ -z "$child" ] && [ "$waited" -lt 600 ]; do
-  for stat in /proc/[0-9]*/stat; do
-    set -- $(cat "$stat" 2>/dev/null)
-    [ "${4:-}" = "$parent" ] && child=$1
-  done
-  [ -n "$child" ] || sleep 0.1
-  waited=$((waited + 1))
-done
+child=$(wait_for_child "$parent")
 # The child has its signal handlers once it has opened its cell list.
 waited=0
 until [ -n "$(cat "$dir"/tmp/* 2>/dev/null)" ] || [ "$waited" -ge 600 ]; do
@@ -103,5 +94,56 @@ sys.exit(d["complete"] is not False or d["stopped"] != "stopped by SIGINT")' "$d
   grep -q "stopped by SIGINT while process 1 of 2 ran" "$dir/p.err" || fail "--processes 2: not the message of a stop during a child: $(cat "$dir/p.err")"
   [ -z "$(ls "$dir/tmp")" ] || fail "--processes 2: a cell list was left behind: $(ls "$dir/tmp")"
   echo "ok: --processes 2: SIGINT to the parent stops its child, exit 130"
+fi
+
+# A child that does not stop (here held by SIGSTOP) is killed 10 s after the parent
+# passed the signal on; and a child whose parent dies ends too.
+long="--backends cpu --ops scan,compact,sort --sizes 2^16:2^26 --reps 3 --quiet --processes 2"
+TMPDIR="$dir/tmp" "$program" $long --output "$dir/s.json" >/dev/null 2>"$dir/s.err" &
+parent=$!
+child=$(wait_for_child "$parent")
+if [ -z "$child" ]; then
+  fail "--processes 2: no child process seen in 60 s"; kill "$parent"; wait "$parent"
+else
+  kill -s STOP "$child"
+  kill -s INT "$parent"
+  waited=0
+  while kill -0 "$parent" 2>/dev/null && [ "$waited" -lt 300 ]; do
+    sleep 0.1
+    waited=$((waited + 1))
+  done
+  if kill -0 "$parent" 2>/dev/null; then
+    fail "--processes 2: a stopped child still held the parent 30 s after SIGINT"; kill -KILL "$child" "$parent"
+  elif [ "$waited" -lt 90 ]; then
+    fail "--processes 2: the parent ended $waited tenths of a second after SIGINT, before the 10 s grace"
+  else
+    echo "ok: --processes 2: a child that did not stop was killed, the parent ended $waited tenths of a second after SIGINT"
+  fi
+  wait "$parent"
+fi
+TMPDIR="$dir/tmp" "$program" $long --output "$dir/d.json" >/dev/null 2>&1 &
+parent=$!
+child=$(wait_for_child "$parent")
+# The child asks to end with its parent before it writes its cell list's first line.
+waited=0
+until [ -n "$(cat "$dir"/tmp/* 2>/dev/null)" ] || [ "$waited" -ge 600 ]; do
+  sleep 0.1
+  waited=$((waited + 1))
+done
+if [ -z "$child" ]; then
+  fail "--processes 2: no child process seen in 60 s"; kill "$parent"; wait "$parent"
+else
+  kill -KILL "$parent"
+  wait "$parent" 2>/dev/null
+  waited=0
+  while kill -0 "$child" 2>/dev/null && [ "$waited" -lt 100 ]; do
+    sleep 0.1
+    waited=$((waited + 1))
+  done
+  if kill -0 "$child" 2>/dev/null; then
+    fail "--processes 2: the child runs on 10 s after its parent was killed"; kill -KILL "$child"
+  else
+    echo "ok: --processes 2: the child ended with its killed parent"
+  fi
 fi
 exit $failed

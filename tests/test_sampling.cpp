@@ -250,7 +250,7 @@ TEST(Statistics, RunningNoiseAgreesWithTheSummary) {
 // 2 ms over 1 ms with 1% noise on 100 samples each: relative errors 0.001, the ratio's
 // sqrt(2) x 0.001, so the interval is 2 x exp(+-1.96 x 0.0014142).
 TEST(Statistics, IntervalOfARatioByHand) {
-    const Interval r = ratioInterval(2.0, 0.01, 100, 1.0, 0.01, 100);
+    const Interval r = ratioIntervalOfErrors(2.0, relativeError(0.01, 100), 1.0, relativeError(0.01, 100));
     const double width = 1.96 * std::sqrt(2.0) * 0.001;
     EXPECT_DOUBLE_EQ(r.value, 2.0);
     EXPECT_NEAR(r.low, 2.0 * std::exp(-width), 1e-12);
@@ -260,9 +260,10 @@ TEST(Statistics, IntervalOfARatioByHand) {
 
 // A 1% difference is a tie with 5% noise on 10 samples, and not with 0.1% on 1000.
 TEST(Statistics, ARatioWhoseIntervalCoversOneIsATie) {
-    EXPECT_TRUE(ratioInterval(1.01, 0.05, 10, 1.0, 0.05, 10).tie());
-    EXPECT_FALSE(ratioInterval(1.01, 0.001, 1000, 1.0, 0.001, 1000).tie());
-    const Interval none = ratioInterval(1.01, 0, 1, 1.0, 0, 1);  // nothing known of the noise
+    EXPECT_TRUE(ratioIntervalOfErrors(1.01, relativeError(0.05, 10), 1.0, relativeError(0.05, 10)).tie());
+    EXPECT_FALSE(ratioIntervalOfErrors(1.01, relativeError(0.001, 1000), 1.0, relativeError(0.001, 1000)).tie());
+    // Nothing known of the noise.
+    const Interval none = ratioIntervalOfErrors(1.01, relativeError(0, 1), 1.0, relativeError(0, 1));
     EXPECT_DOUBLE_EQ(none.low, none.high);
     EXPECT_FALSE(none.tie());
 }

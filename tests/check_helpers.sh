@@ -26,3 +26,13 @@ wait_for_child() {
     waited=$((waited + 1))
   done
 }
+
+# wait_for_cell_list DIR: waits up to 60 s for a file in DIR (a TMPDIR given to a sweep
+# in several processes) to have its first line: a child that has started its sweep.
+wait_for_cell_list() {
+  waited=0
+  until [ -n "$(cat "$1"/* 2>/dev/null)" ] || [ "$waited" -ge 600 ]; do
+    sleep 0.1
+    waited=$((waited + 1))
+  done
+}

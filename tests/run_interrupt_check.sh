@@ -65,11 +65,7 @@ TMPDIR="$dir/tmp" "$program" --backends cpu --ops scan,compact,sort --sizes 2^16
 parent=$!
 child=$(wait_for_child "$parent")
 # The child has its signal handlers once it has opened its cell list.
-waited=0
-until [ -n "$(cat "$dir"/tmp/* 2>/dev/null)" ] || [ "$waited" -ge 600 ]; do
-  sleep 0.1
-  waited=$((waited + 1))
-done
+wait_for_cell_list "$dir/tmp"
 if [ -z "$child" ]; then
   fail "--processes 2: no child process seen in 60 s"; kill "$parent"; wait "$parent"
 else
@@ -125,11 +121,7 @@ TMPDIR="$dir/tmp" "$program" $long --output "$dir/d.json" >/dev/null 2>&1 &
 parent=$!
 child=$(wait_for_child "$parent")
 # The child asks to end with its parent before it writes its cell list's first line.
-waited=0
-until [ -n "$(cat "$dir"/tmp/* 2>/dev/null)" ] || [ "$waited" -ge 600 ]; do
-  sleep 0.1
-  waited=$((waited + 1))
-done
+wait_for_cell_list "$dir/tmp"
 if [ -z "$child" ]; then
   fail "--processes 2: no child process seen in 60 s"; kill "$parent"; wait "$parent"
 else

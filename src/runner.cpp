@@ -155,9 +155,10 @@ public:
           onDevice_(!StreamCompaction::takesHostArrays(backend)),
           ownTimer_(StreamCompaction::timedByImplementation(backend)),
           output_(outputs_ + kGuardElements) {
-        // A call waits for the device when the back end says so, or when it returns a
-        // 64-bit compaction's count to the host: the hold would then never be released.
-        synchronizes_ = onDevice_ && (backend.synchronizesHost || (wide && operation_.returnsCount));
+        // A call waits for the device when it returns a count to the host on the way: a
+        // compaction or partition of a back end that counts on the host, and every 64-bit
+        // one. The hold would then never be released.
+        synchronizes_ = onDevice_ && operation_.returnsCount && (backend.countsOnHost || wide);
         hold_ = onDevice_ && settings.blockingKernel && !synchronizes_;
         if (onDevice_) {
             dIn_.reserve(input_.size());

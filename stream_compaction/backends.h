@@ -2,7 +2,7 @@
 // The back ends as the harness sees them: one registry row each, saying what the back
 // end is and which operations it offers. A GPU back end's functions take device arrays
 // and only enqueue device work on the default stream (the caller times them, and reads
-// a compaction's count after the work; `synchronizesHost` names the exceptions); the
+// a compaction's count after the work; `countsOnHost` names the exceptions); the
 // CPU back end's take host arrays and hold its CPU timer; a course submission's take
 // host arrays and are timed by the implementation.
 // Each back end defines its row in its own file (Cub::backend() in cub.cu); backends.cpp
@@ -26,10 +26,10 @@ struct Backend {
     bool honoursBlockSize = false;
     // Whether it is the reference every other GPU back end is compared with ("x cub").
     bool reference = false;
-    // Whether its calls wait for the device before they return (Thrust's algorithms do,
-    // and copy_if returns its count to the host), so that a timer around a call includes
-    // a host synchronisation.
-    bool synchronizesHost = false;
+    // Whether its compaction and partition return their count to the host before they
+    // write it to *kept (Thrust's copy_if does), so that they wait for the device and a
+    // timer around them includes a host synchronisation. Its other calls only enqueue.
+    bool countsOnHost = false;
     // The course's timer of its namespace (Efficient::timer()): the course's host-array
     // functions fill it (hostScan and the others); the device-pointer entry points below
     // do not touch it.

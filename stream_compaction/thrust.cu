@@ -77,8 +77,6 @@ private:
 CachingAllocator temporaryStorage;
 
 // Runs one Thrust call; Thrust's exceptions become CudaError with the operation's name.
-// Thrust's algorithms on thrust::cuda::par wait for the device before they return
-// (Backend::synchronizesHost).
 template <typename Call>
 auto thrustCall(Call call) {
     try {
@@ -89,14 +87,20 @@ auto thrustCall(Call call) {
     }
 }
 
+// The policies. Scans and sorts only enqueue their work (par_nosync: no wait for the
+// device before they return), as every GPU back end's calls do. copy_if and
+// stable_partition return an iterator, so they wait for the device whatever the policy
+// (Backend::countsOnHost).
+auto enqueueOnly() { return thrust::cuda::par_nosync(temporaryStorage); }
+auto waitingForTheCount() { return thrust::cuda::par(temporaryStorage); }
+
 // Scan and sort, each written once and templated on the count type: int for the
 // course's API, std::size_t for the 64-bit one (Backend::scan64; its compaction and partition
 // are below, in chunks). A scan accumulates in the type of its initial value, Sum, so
 // long long outputs get exact sums.
 template <typename Count, typename Sum>
 void scanOnDevice(Count n, Sum *dOut, const int *dIn) {
-    thrustCall(
-        [&] { return thrust::exclusive_scan(thrust::cuda::par(temporaryStorage), dIn, dIn + n, dOut, Sum{0}); });
+    thrustCall([&] { return thrust::exclusive_scan(enqueueOnly(), dIn, dIn + n, dOut, Sum{0}); });
 }
 
 // thrust::copy_if (CCCL 3.0) fails with an illegal address when it keeps more than
@@ -109,7 +113,7 @@ void scanOnDevice(Count n, Sum *dOut, const int *dIn) {
 template <typename Select>
 std::size_t copyIfInChunks(std::size_t n, int *dOut, const int *dIn, Select select) {
     return Common::selectInChunks(n, Common::kLibrarySelectChunk, [&](std::size_t first, std::size_t count, std::size_t written) {
-        int *end = thrust::copy_if(thrust::cuda::par(temporaryStorage), dIn + first, dIn + first + count,
+        int *end = thrust::copy_if(waitingForTheCount(), dIn + first, dIn + first + count,
                                    dOut + written, select);
         return static_cast<std::size_t>(end - (dOut + written));
     });
@@ -120,7 +124,7 @@ void sortOnDevice(Count n, Key *dOut, const Key *dIn) {
     thrustCall([&] {
         if (n == 0) return dOut;
         SC_CUDA_CHECK(cudaMemcpyAsync(dOut, dIn, n * sizeof(Key), cudaMemcpyDeviceToDevice));
-        thrust::sort(thrust::cuda::par(temporaryStorage), dOut, dOut + n);
+        thrust::sort(enqueueOnly(), dOut, dOut + n);
         return dOut;
     });
 }
@@ -133,13 +137,20 @@ void sortPairsDevice(int n, int *dKeysOut, int *dValuesOut, const int *dKeysIn, 
         if (n == 0) return dKeysOut;
         SC_CUDA_CHECK(cudaMemcpyAsync(dKeysOut, dKeysIn, n * sizeof(int), cudaMemcpyDeviceToDevice));
         SC_CUDA_CHECK(cudaMemcpyAsync(dValuesOut, dValuesIn, n * sizeof(int), cudaMemcpyDeviceToDevice));
-        thrust::stable_sort_by_key(thrust::cuda::par(temporaryStorage), dKeysOut, dKeysOut + n, dValuesOut);
+        thrust::stable_sort_by_key(enqueueOnly(), dKeysOut, dKeysOut + n, dValuesOut);
         return dKeysOut;
     });
 }
 
-// Thrust returns a compaction's end to the host; the count is copied to *kept from there.
-void storeKept(int count, int *kept) { SC_CUDA_CHECK(cudaMemcpy(kept, &count, sizeof(int), cudaMemcpyHostToDevice)); }
+// Thrust returns a compaction's end to the host; a one-thread kernel writes the count to
+// *kept from there. It is enqueued like the rest of the call's work, where a copy from
+// pageable host memory would wait for the device a second time.
+__global__ void kernStoreKept(int count, int *kept) { *kept = count; }
+
+void storeKept(int count, int *kept) {
+    kernStoreKept<<<1, 1>>>(count, kept);
+    SC_CHECK_LAUNCH("kernStoreKept");
+}
 
 }  // namespace
 
@@ -151,8 +162,7 @@ void scanDevice(int n, int *dOut, const int *dIn) {
 void compactDevice(int n, int *dOut, const int *dIn, Predicate keep, int *kept) {
     Common::Operation operation("thrust", "compact", n);
     if (n == 0) return;
-    int *end = thrustCall(
-        [&] { return thrust::copy_if(thrust::cuda::par(temporaryStorage), dIn, dIn + n, dOut, keep); });
+    int *end = thrustCall([&] { return thrust::copy_if(waitingForTheCount(), dIn, dIn + n, dOut, keep); });
     storeKept(static_cast<int>(end - dOut), kept);
 }
 
@@ -161,7 +171,7 @@ void partitionDevice(int n, int *dOut, const int *dIn, Predicate keep, int *kept
     if (n == 0) return;
     int *firstRejected = thrustCall([&] {
         SC_CUDA_CHECK(cudaMemcpyAsync(dOut, dIn, n * sizeof(int), cudaMemcpyDeviceToDevice));
-        return thrust::stable_partition(thrust::cuda::par(temporaryStorage), dOut, dOut + n, keep);
+        return thrust::stable_partition(waitingForTheCount(), dOut, dOut + n, keep);
     });
     storeKept(static_cast<int>(firstRejected - dOut), kept);
 }
@@ -205,7 +215,7 @@ void sort(std::size_t n, int *dOut, const int *dIn) {
 }  // namespace Large
 
 const Backend &backend() {
-    static const Backend row{.name = "thrust", .title = "thrust", .synchronizesHost = true, .timer = timer,
+    static const Backend row{.name = "thrust", .title = "thrust", .countsOnHost = true, .timer = timer,
                              .scan = scanDevice, .compact = compactDevice, .partition = partitionDevice,
                              .sort = sortDevice, .sortPairs = sortPairsDevice, .sortUnsigned = sortUnsignedDevice,
                              .scan64 = Large::scan, .compact64 = Large::compact, .partition64 = Large::partition,

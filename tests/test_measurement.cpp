@@ -100,4 +100,23 @@ TEST(Measurement, TheL2IsFlushedBeforeEveryColdCallAndNeverHot) {
     EXPECT_EQ(Common::l2FlushBytes(), 2 * Common::l2CacheBytes());
 }
 
+// Thrust's scans and sorts only enqueue their work (thrust::cuda::par_nosync), so they are
+// timed with the stream held; its compaction and partition return their count to the
+// host and are timed without the hold. A call that waited for the held stream would lose
+// its sample and turn the hold off, so every sample is kept only when none waited.
+TEST(Measurement, ThrustIsTimedWithTheStreamHeldExceptWhereItCountsOnTheHost) {
+    SKIP_WITHOUT_GPU();
+    const Backend *thrust = StreamCompaction::findBackend("thrust");
+    ASSERT_NE(thrust, nullptr);
+    const std::vector<int> input = TestSupport::randomInput(100003, TestSupport::freshSeed());
+    for (Op op : kAllOps) {
+        SCOPED_TRACE(opName(op));
+        const Timing timing = Harness::run(*thrust, op, input, fixed(5, true)).timing;
+        const bool counted = describe(op).returnsCount;
+        EXPECT_EQ(timing.held, !counted);
+        EXPECT_EQ(timing.synchronizes, counted);
+        EXPECT_EQ(timing.samples, 5);
+    }
+}
+
 }  // namespace

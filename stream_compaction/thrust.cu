@@ -143,9 +143,9 @@ void sortPairsDevice(int n, int *dKeysOut, int *dValuesOut, const int *dKeysIn, 
 }
 
 // Thrust returns a compaction's end to the host; the count is copied to *kept from there.
-// A copy this small from pageable memory returns once the driver has staged it, and takes
-// the device less time than a one-thread kernel that writes the count: 1–2 us less a
-// call (results/h200/perf-notes.md, "Thrust").
+// A copy this small from pageable memory returns once the driver has staged it; it took
+// the device 1–2.3 us less a call than a one-thread kernel writing the count
+// (results/h200/perf-notes.md, "CUB and Thrust").
 void storeKept(int count, int *kept) { SC_CUDA_CHECK(cudaMemcpy(kept, &count, sizeof(int), cudaMemcpyHostToDevice)); }
 
 }  // namespace

@@ -83,8 +83,9 @@ constexpr std::size_t kGuardElements = 4096;
  * A GPU call is timed by CUDA events on the default stream around it, after an L2 flush
  * when settings.cold, with the stream held by a blocking kernel while it is enqueued
  * when settings.blockingKernel and the call does not wait for the device (a compaction's
- * count returned to the host: Backend::countsOnHost, or a 64-bit compaction; a call
- * found waiting, whose sample is dropped and whose later samples go without the hold). A compaction's count is read
+ * or partition's count returned to the host: Backend::countsOnHost, or the 64-bit API;
+ * a call found waiting, whose sample is dropped and whose later samples go without the
+ * hold). A compaction's count is read
  * after the stop event.
  * The output and kGuardElements after it are poisoned before every call, so that
  * elements a call fails to write show up in the comparison; after every call the guard

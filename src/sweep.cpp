@@ -209,8 +209,9 @@ constexpr const char *kFixedBlockSize = "fixed block size: measured once, for ev
 // The note on every figure of a back end timed by the implementation (a submission's).
 constexpr const char *kTimedByImplementation = "timed by the implementation";
 
-// The note on a GPU figure whose calls wait for the device (Backend::countsOnHost, a
-// 64-bit compaction's count, or a call found waiting): timed without the stream held.
+// The note on a GPU figure whose calls wait for the device (a compaction's or partition's
+// count returned to the host: Backend::countsOnHost, or the 64-bit API; or a call found
+// waiting): timed without the stream held.
 constexpr const char *kHostSynchronisation = "includes a host synchronisation";
 
 // "a; b", leaving out empty parts.

@@ -143,9 +143,9 @@ void sortPairsDevice(int n, int *dKeysOut, int *dValuesOut, const int *dKeysIn, 
 }
 
 // Thrust returns a compaction's end to the host; the count is copied to *kept from there.
-// A copy this small from pageable memory returns once the driver has staged it; it took
-// the device 1–2.3 us less a call than a one-thread kernel writing the count
-// (results/h200/perf-notes.md, "CUB and Thrust").
+// A copy this small from pageable memory returns once the driver has staged it. A
+// one-thread kernel writing the count instead read 1.3–2.3 us more a call, within the
+// drift between runs (results/h200/perf-notes.md, "CUB and Thrust").
 void storeKept(int count, int *kept) { SC_CUDA_CHECK(cudaMemcpy(kept, &count, sizeof(int), cudaMemcpyHostToDevice)); }
 
 }  // namespace

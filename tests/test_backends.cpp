@@ -158,8 +158,9 @@ TEST(Registry, AnEmptyCallIsTimedToo) {
     for (const Case &which : allCases()) {
         if (!which.backend->onGpu) continue;
         SCOPED_TRACE(testing::Message() << which.backend->name << " " << Harness::opName(which.op));
-        // Up to five tries: a back end timed with a host synchronisation (Thrust) waits for
-        // whatever the other processes run on the GPU, which can stretch any one try.
+        // Up to five tries: a call timed with a host synchronisation (Thrust's compaction
+        // and partition) waits for whatever the other processes run on the GPU, which can
+        // stretch any one try.
         bool shorter = false;
         double largeMs = 0, emptyMs = 0;
         for (int attempt = 0; attempt < 5 && !shorter; ++attempt) {

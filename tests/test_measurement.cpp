@@ -101,21 +101,26 @@ TEST(Measurement, TheL2IsFlushedBeforeEveryColdCallAndNeverHot) {
 }
 
 // Thrust's scans and sorts only enqueue their work (thrust::cuda::par_nosync), so they are
-// timed with the stream held; its compaction and partition return their count to the
-// host and are timed without the hold. A call that waited for the held stream would lose
-// its sample and turn the hold off, so every sample is kept only when none waited.
+// timed with the stream held, through the course's entry points and the 64-bit ones
+// alike; its compaction and partition return their count to the host and are timed
+// without the hold. A call that waited for the held stream would turn the hold off
+// (`held` false) for the rest of its cell.
 TEST(Measurement, ThrustIsTimedWithTheStreamHeldExceptWhereItCountsOnTheHost) {
     SKIP_WITHOUT_GPU();
     const Backend *thrust = StreamCompaction::findBackend("thrust");
     ASSERT_NE(thrust, nullptr);
     const std::vector<int> input = TestSupport::randomInput(100003, TestSupport::freshSeed());
-    for (Op op : kAllOps) {
-        SCOPED_TRACE(opName(op));
-        const Timing timing = Harness::run(*thrust, op, input, fixed(5, true)).timing;
-        const bool counted = describe(op).returnsCount;
-        EXPECT_EQ(timing.held, !counted);
-        EXPECT_EQ(timing.synchronizes, counted);
-        EXPECT_EQ(timing.samples, 5);
+    for (bool wide : {false, true}) {
+        for (Op op : kAllOps) {
+            if (wide && !offers64(*thrust, op)) continue;
+            SCOPED_TRACE(testing::Message() << opName(op) << (wide ? " (64-bit)" : ""));
+            RunSettings settings = fixed(5, true);
+            settings.use64BitApi = wide;
+            const Timing timing = Harness::run(*thrust, op, input, settings).timing;
+            const bool counted = describe(op).returnsCount;
+            EXPECT_EQ(timing.held, !counted);
+            EXPECT_EQ(timing.synchronizes, counted);
+        }
     }
 }
 

@@ -85,8 +85,7 @@ constexpr std::size_t kGuardElements = 4096;
  * when settings.blockingKernel and the call does not wait for the device (a compaction's
  * or partition's count returned to the host: Backend::countsOnHost, or the 64-bit API;
  * a call found waiting, whose sample is dropped and whose later samples go without the
- * hold). A compaction's count is read
- * after the stop event.
+ * hold). A compaction's count is read after the stop event.
  * The output and kGuardElements after it are poisoned before every call, so that
  * elements a call fails to write show up in the comparison; after every call the guard
  * must still be poison, after the first and the last the input unchanged, and after the

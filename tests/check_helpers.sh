@@ -36,3 +36,13 @@ wait_for_cell_list() {
     waited=$((waited + 1))
   done
 }
+
+# wait_for_exit PID TENTHS: waits while PID runs, up to TENTHS tenths of a second; leaves
+# in $waited how many tenths it waited.
+wait_for_exit() {
+  waited=0
+  while kill -0 "$1" 2>/dev/null && [ "$waited" -lt "$2" ]; do
+    sleep 0.1
+    waited=$((waited + 1))
+  done
+}

@@ -60,8 +60,8 @@ done
 # child runs the sweep: the parent passes it on, the child stops, and the parent exits
 # 130 with an incomplete report, no child left running and no cell list left behind.
 mkdir "$dir/tmp"
-TMPDIR="$dir/tmp" "$program" --backends cpu --ops scan,compact,sort --sizes 2^16:2^26 --reps 3 --quiet --processes 2 \
-  --output "$dir/p.json" >"$dir/p.out" 2>"$dir/p.err" &
+long="--backends cpu --ops scan,compact,sort --sizes 2^16:2^26 --reps 3 --quiet --processes 2"
+TMPDIR="$dir/tmp" "$program" $long --output "$dir/p.json" >"$dir/p.out" 2>"$dir/p.err" &
 parent=$!
 child=$(wait_for_child "$parent")
 # The child has its signal handlers once it has opened its cell list.
@@ -71,11 +71,7 @@ if [ -z "$child" ]; then
 else
   kill -s INT "$parent"
   # The child's whole sweep takes far longer: the parent must pass the signal on.
-  waited=0
-  while kill -0 "$parent" 2>/dev/null && [ "$waited" -lt 100 ]; do
-    sleep 0.1
-    waited=$((waited + 1))
-  done
+  wait_for_exit "$parent" 100
   kill -0 "$parent" 2>/dev/null && fail "--processes 2: still running 10 s after SIGINT"
   wait "$parent"
   status=$?
@@ -94,7 +90,6 @@ fi
 
 # A child that does not stop (here held by SIGSTOP) is killed 10 s after the parent
 # passed the signal on; and a child whose parent dies ends too.
-long="--backends cpu --ops scan,compact,sort --sizes 2^16:2^26 --reps 3 --quiet --processes 2"
 TMPDIR="$dir/tmp" "$program" $long --output "$dir/s.json" >/dev/null 2>"$dir/s.err" &
 parent=$!
 child=$(wait_for_child "$parent")
@@ -103,11 +98,7 @@ if [ -z "$child" ]; then
 else
   kill -s STOP "$child"
   kill -s INT "$parent"
-  waited=0
-  while kill -0 "$parent" 2>/dev/null && [ "$waited" -lt 300 ]; do
-    sleep 0.1
-    waited=$((waited + 1))
-  done
+  wait_for_exit "$parent" 300
   if kill -0 "$parent" 2>/dev/null; then
     fail "--processes 2: a stopped child still held the parent 30 s after SIGINT"; kill -KILL "$child" "$parent"
   elif [ "$waited" -lt 90 ]; then
@@ -127,11 +118,7 @@ if [ -z "$child" ]; then
 else
   kill -KILL "$parent"
   wait "$parent" 2>/dev/null
-  waited=0
-  while kill -0 "$child" 2>/dev/null && [ "$waited" -lt 100 ]; do
-    sleep 0.1
-    waited=$((waited + 1))
-  done
+  wait_for_exit "$child" 100
   if kill -0 "$child" 2>/dev/null; then
     fail "--processes 2: the child runs on 10 s after its parent was killed"; kill -KILL "$child"
   else

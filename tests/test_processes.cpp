@@ -145,29 +145,25 @@ TEST(ChildCells, TheChildrensVerdictsJoinTheParentsRows) {
     mergeChildVerdicts(sort, children, 3);
     EXPECT_TRUE(sort.throttled);
     EXPECT_EQ(sort.note, "launch-bound: within 1.5x of its empty call; throttled in process 2 of 3");
-    Row skippedAlone = cell(Op::Scan, "naive", 1024, false, 128);
+    // The parent's row of `op` at 2^10 with its own status and note, the children's merged in.
+    const auto merged = [&children](Op op, Row::Status status, const std::string &note) {
+        Row row = cell(op, "naive", 1024, false, 128);
+        row.status = status;
+        row.note = note;
+        mergeChildVerdicts(row, children, 3);
+        return row;
+    };
     children[1][keyOf(scan)].throttled = false;
-    mergeChildVerdicts(skippedAlone, children, 3);
-    EXPECT_EQ(skippedAlone.note, "skipped in process 2 of 3: no CUDA device");
+    EXPECT_EQ(merged(Op::Scan, Row::Status::Passed, "").note, "skipped in process 2 of 3: no CUDA device");
     // A cell the parent skipped fails when a child failed it, and stays skipped otherwise.
-    Row skippedHere = cell(Op::Compact, "naive", 1024, false, 128);
-    skippedHere.status = Row::Status::Skipped;
-    skippedHere.note = "needs 9.0 GiB of GPU memory, 8.0 GiB free";
-    mergeChildVerdicts(skippedHere, children, 3);
+    const Row skippedHere = merged(Op::Compact, Row::Status::Skipped, "needs 9.0 GiB of GPU memory, 8.0 GiB free");
     EXPECT_EQ(skippedHere.status, Row::Status::Failed);
     EXPECT_EQ(skippedHere.note, "process 1 of 3: expected 5 elements, got 6");
-    Row skippedEverywhere = cell(Op::Scan, "naive", 1024, false, 128);
-    skippedEverywhere.status = Row::Status::Skipped;
-    skippedEverywhere.note = "no CUDA device";
-    mergeChildVerdicts(skippedEverywhere, children, 3);
+    const Row skippedEverywhere = merged(Op::Scan, Row::Status::Skipped, "no CUDA device");
     EXPECT_EQ(skippedEverywhere.status, Row::Status::Skipped);
     EXPECT_EQ(skippedEverywhere.note, "no CUDA device");
     // A row the parent failed keeps its own verdict.
-    Row failedHere = cell(Op::Compact, "naive", 1024, false, 128);
-    failedHere.status = Row::Status::Failed;
-    failedHere.note = "a[0] = 1, expected 0";
-    mergeChildVerdicts(failedHere, children, 3);
-    EXPECT_EQ(failedHere.note, "a[0] = 1, expected 0");
+    EXPECT_EQ(merged(Op::Compact, Row::Status::Failed, "a[0] = 1, expected 0").note, "a[0] = 1, expected 0");
 }
 
 // Every passed child's rounds, process by process; a failed or skipped child's none.

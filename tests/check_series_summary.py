@@ -2,7 +2,8 @@
 """scripts/series-summary on runs of known medians and round spreads: how far each cell's
 runs lie apart, beside its rounds, per mode and per run. The CSVs carry the program's own
 header (read from a CPU-only run of the program), so a column renamed in the program
-fails here; failed cells and SIZE - 3 companions are left out; one CSV is refused.
+fails here; failed cells and SIZE - 3 companions are left out; several runs in one CSV
+are told apart by their run_id; one run alone is refused.
 Usage: check_series_summary.py path/to/cis565_stream_compaction path/to/scripts/series-summary
 """
 
@@ -110,6 +111,19 @@ def main(program, script):
                      "(5.8% apart); cold scan decoupled 2^22 (3.0% apart)."]:
             if line not in graded.stdout.splitlines():
                 failures.append(f"missing from the goal's table: {line}\n{graded.stdout}")
+
+        # Runs r1 and r2 under one header, told apart by their run_id, read as the two runs.
+        both = os.path.join(folder, "both.csv")
+        with open(both, "w", newline="") as f:
+            f.write(open(runs[0]).read() + "".join(open(runs[1]).readlines()[1:]))
+        joined = subprocess.run([sys.executable, script, both, runs[2]], capture_output=True, text=True)
+        for line in ["| cold | scan | naive | 2^10 | 3 | 5.0 | 2.0; 1.0 |", "| both 1 | cold | 2 | -1.48 |",
+                     "| both 2 | cold | 2 | +1.47 |", "| r3 | cold | 2 | +0.50 |"]:
+            if line not in joined.stdout.splitlines():
+                failures.append(f"missing from two runs in one CSV: {line}\n{joined.stdout}{joined.stderr}")
+        pair = subprocess.run([sys.executable, script, both], capture_output=True, text=True)
+        if pair.returncode != 0 or "| both 2 | cold | 2 |" not in pair.stdout:
+            failures.append(f"one CSV of two runs was refused: exit {pair.returncode}, {pair.stderr!r}")
 
         alone = subprocess.run([sys.executable, script, runs[0]], capture_output=True, text=True)
         if alone.returncode == 0 or "at least two" not in alone.stderr:

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <stdexcept>
 #include <vector>
 
 #include <cuda_runtime_api.h>
@@ -64,6 +65,23 @@ Statistics measureCopy(std::size_t bytes, int reps) {
         SC_CUDA_CHECK(cudaMemcpyAsync(destination.get(), source.get(), bytes, cudaMemcpyDeviceToDevice));
         events.stop();
         times.push_back(events.elapsedMs());
+    }
+    return summarize(std::move(times));
+}
+
+Statistics measureLaunchGap(int kernels, int reps) {
+    Common::Operation operation("launch gap", "empty kernels", kernels);
+    Common::EventPair events;
+    Common::StreamHold hold;
+    std::vector<double> times;
+    for (int i = 0; i <= reps; ++i) {  // the first loads the kernel and is not kept
+        hold.hold();
+        events.start();
+        Common::enqueueEmptyKernels(kernels);
+        events.stop();
+        if (!hold.release()) throw std::runtime_error("launch gap: the stream hold timed out");
+        const double ms = events.elapsedMs();
+        if (i > 0) times.push_back(ms / kernels);
     }
     return summarize(std::move(times));
 }

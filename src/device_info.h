@@ -36,4 +36,12 @@ DeviceInfo deviceInfo();
  */
 Statistics measureCopy(std::size_t bytes, int reps);
 
+/**
+ * The GPU's time per launch of `kernels` empty kernels in a row (enqueueEmptyKernels),
+ * the stream held while they are enqueued, so that the host's launch time is not in it:
+ * `reps` samples after an untimed one, each the chain's time over `kernels`, in ms.
+ * Throws std::runtime_error when the hold timed out.
+ */
+Statistics measureLaunchGap(int kernels, int reps);
+
 }  // namespace Harness

@@ -42,6 +42,8 @@ struct Context {
     std::size_t copyBytes = 0;    // bytes per copy it was measured with
     int copyReps = 0;
     std::string launchFloors;     // each GPU back end's empty call (n = 0): "cub scan 0.0031 ms, ..."
+    double launchGapUs = 0;       // the GPU's time per launch of empty kernels in a row (measureLaunchGap); 0 without a GPU
+    std::string launchGapMethod;  // how it was measured
     std::string l2Flush;          // what the flush before a cold call writes
     std::string hostCpu;
     std::string hostCpus;           // the CPUs the process may run on: "0-15 (16 CPUs)" (cpuListText)

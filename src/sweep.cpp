@@ -95,6 +95,11 @@ constexpr int kCopyReps = 15;
 // A copy ceiling that moved by more than this between the start and the end of a sweep
 // is a warning in the report.
 constexpr double kCopyDrift = 0.03;
+// The launch gap: a chain of this many empty kernels, timed this many times. A process
+// keeps one gap for its life, and the calls that launch many kernels move with it
+// (docs/methodology.md, "Noise between runs").
+constexpr int kLaunchGapKernels = 64;
+constexpr int kLaunchGapReps = 31;
 
 std::string hostCpuModel() {
     std::ifstream cpuinfo("/proc/cpuinfo");
@@ -186,6 +191,11 @@ Context sweepContext(const Options &options, Floors &floors, CopyCeiling &copy) 
                                       Common::l2FlushBytes() >> 20, options.hot ? " (off: --hot)" : "");
         floors = measureFloors(options, runSettings(options));
         context.launchFloors = floorsText(floors);
+        const Statistics gap = measureLaunchGap(kLaunchGapKernels, kLaunchGapReps);
+        context.launchGapUs = 1000 * gap.medianMs;
+        context.launchGapMethod =
+            fmt::format("{} empty kernels of one block per SM in a row, the stream held; median of {} (noise {:.2f}%)",
+                        kLaunchGapKernels, kLaunchGapReps, 100 * gap.noise());
     }
     return context;
 }

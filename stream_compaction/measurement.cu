@@ -58,6 +58,8 @@ __global__ void kernHoldStream(volatile int *flags, unsigned long long timeoutNs
     }
 }
 
+__global__ void kernNothing() {}
+
 }  // namespace
 
 void flushL2() {
@@ -68,6 +70,16 @@ void flushL2() {
 }
 
 unsigned long long l2FlushCount() { return flushes; }
+
+void enqueueEmptyKernels(int count) {
+    int device = 0, multiprocessors = 0;
+    SC_CUDA_CHECK(cudaGetDevice(&device));
+    SC_CUDA_CHECK(cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device));
+    for (int i = 0; i < count; ++i) {
+        kernNothing<<<multiprocessors, 128>>>();
+        SC_CHECK_LAUNCH("kernNothing");
+    }
+}
 
 StreamHold::StreamHold(double timeoutMs) : timeoutMs_(timeoutMs) {
     void *host = nullptr;

@@ -46,6 +46,13 @@ std::size_t l2FlushBytes();
 unsigned long long l2FlushCount();
 
 /**
+ * Enqueues `count` kernels that do nothing, one block of 128 threads per SM each, one
+ * after another on the default stream. Timed with the stream held, their time over
+ * `count` is what the GPU itself spends on each launch that waits for the one before.
+ */
+void enqueueEmptyKernels(int count);
+
+/**
  * Holds the default stream with a kernel that spins on a host-mapped flag: hold(), then
  * enqueue the start event, the call and the stop event, then release(). The device runs
  * them back to back once released, so the figure holds device time only. A call that

@@ -9,6 +9,7 @@ Usage: check_series_summary.py path/to/cis565_stream_compaction path/to/scripts/
 
 import csv
 import io
+import json
 import os
 import subprocess
 import sys
@@ -62,6 +63,9 @@ def main(program, script):
             write_run(folder, "r4.csv", header, [("hot", "naive", 1024, "false", 0.50, 0.4, "passed")]),
             write_run(folder, "r5.csv", header, [("hot", "naive", 1024, "false", 0.52, 0.6, "passed")]),
         ]
+        # r1's context beside it gives its launch gap; the others have none.
+        with open(os.path.join(folder, "r1.context.json"), "w") as f:
+            json.dump({"run_id": "r1.csv", "launch_gap_us": 1.5}, f)
         done = subprocess.run([sys.executable, script] + runs, capture_output=True, text=True)
         if done.returncode != 0:
             print(f"series-summary exited {done.returncode}: {done.stderr}")
@@ -81,6 +85,9 @@ def main(program, script):
             "| r3 | cold | 2 | +0.50 |",
             "| r4 | hot | 1 | -1.96 |",
             "| r5 | hot | 1 | +1.96 |",
+            # per back end (naive alone here), beside the launch gap of r1's context
+            "| r1 | 1.500 | -1.5 |",
+            "| r2 | — | +1.5 |",
             # the goal: both cold cells within 5% (2^10 by exactly 5%), none from 2^20
             "| cold | 2 | 2 | 0 | 0 | 0 | 0 |",
             "| hot | 1 | 1 | 0 | 0 | 0 | 0 |",
@@ -116,9 +123,12 @@ def main(program, script):
         both = os.path.join(folder, "both.csv")
         with open(both, "w", newline="") as f:
             f.write(open(runs[0]).read() + "".join(open(runs[1]).readlines()[1:]))
+        with open(os.path.join(folder, "both.context.json"), "w") as f:
+            json.dump([{"run_id": "r1.csv", "launch_gap_us": 1.5}, {"run_id": "r2.csv", "launch_gap_us": 1.25}], f)
         joined = subprocess.run([sys.executable, script, both, runs[2]], capture_output=True, text=True)
         for line in ["| cold | scan | naive | 2^10 | 3 | 5.0 | 2.0; 1.0 |", "| both 1 | cold | 2 | -1.48 |",
-                     "| both 2 | cold | 2 | +1.47 |", "| r3 | cold | 2 | +0.50 |"]:
+                     "| both 2 | cold | 2 | +1.47 |", "| r3 | cold | 2 | +0.50 |",
+                     "| both 1 | 1.500 | -1.5 |", "| both 2 | 1.250 | +1.5 |"]:
             if line not in joined.stdout.splitlines():
                 failures.append(f"missing from two runs in one CSV: {line}\n{joined.stdout}{joined.stderr}")
         pair = subprocess.run([sys.executable, script, both], capture_output=True, text=True)

@@ -12,6 +12,7 @@
 #include <stream_compaction/errors.h>
 #include <stream_compaction/measurement.h>
 
+#include "device_info.h"
 #include "runner.h"
 #include "spin_kernel.h"
 #include "test_support.h"
@@ -69,6 +70,17 @@ TEST(Measurement, TheBlockingKernelKeepsTheHostsTimeOut) {
     const double openMs = medianMs(kSlowHost, fixed(5, false), &open);
     EXPECT_FALSE(open.held);
     EXPECT_GE(openMs, 0.5 * kHostSleepMs) << "without the hold the host's sleep is between the events";
+}
+
+// The launch gap is a chain of empty kernels' GPU time over its length, one sample per
+// chain: above zero, and far below what a sample that waited for the hold's 500 ms
+// timeout, or for the host, would read over 64 kernels.
+TEST(Measurement, TheLaunchGapIsTheChainsTimeOverItsLength) {
+    SKIP_WITHOUT_GPU();
+    const Statistics gap = measureLaunchGap(64, 5);
+    EXPECT_EQ(gap.samples, 5);
+    EXPECT_GT(gap.minMs, 0);
+    EXPECT_LT(gap.medianMs, 0.05) << "more than 50 us a kernel";
 }
 
 TEST(Measurement, ACallThatWaitsForTheDeviceIsTimedWithoutTheHold) {

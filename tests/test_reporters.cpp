@@ -164,6 +164,8 @@ Context sampleContext() {
     context.copyBandwidthGBs = 3900.5;
     context.copyBytes = 1 << 30;
     context.copyReps = 15;
+    context.launchGapUs = 1.25;
+    context.launchGapMethod = "64 empty kernels";
     context.hostCpu = "AMD EPYC";
     context.hostCpus = "2 (1 CPU)";
     context.buildType = "Release";
@@ -272,6 +274,8 @@ void expectSampleContext(const Json &context) {
     EXPECT_EQ(context["gpu"].string, "NVIDIA H200");
     EXPECT_EQ(context["sm_count"].number, 132);
     EXPECT_EQ(context["copy_bandwidth_GBps"].number, 3900.5);
+    EXPECT_EQ(context["launch_gap_us"].number, 1.25);
+    EXPECT_EQ(context["launch_gap_method"].string, "64 empty kernels");
     EXPECT_EQ(context["theoretical_bandwidth_GBps"].number, 4800);
     EXPECT_EQ(context["driver_version"].string, "13.0");
     EXPECT_EQ(context["runtime_version"].string, "12.8");
@@ -513,6 +517,7 @@ TEST(JsonReporter, WithoutAGpuTheGpuFieldsAreNull) {
     EXPECT_EQ(document["context"]["gpu"].string, "none (no CUDA device)");
     EXPECT_EQ(document["context"]["sm_count"].kind, Json::Kind::Null);
     EXPECT_EQ(document["context"]["copy_bandwidth_GBps"].kind, Json::Kind::Null);
+    EXPECT_EQ(document["context"]["launch_gap_us"].kind, Json::Kind::Null);
     EXPECT_TRUE(document["rows"].array.empty());
 }
 

@@ -26,6 +26,10 @@ constexpr const char *kProgram = "cis565_stream_compaction compare";
 constexpr const char *kUsage =
     "usage: cis565_stream_compaction compare BASE NEW [--format text|markdown|csv|json] [--verdict noise|interval] "
     "[--same-within 5%] [--fail-above 5%]";
+// Launch gaps further apart than this give a warning. On the H200 a process's gap lies near
+// one of a few levels about 4% and 7% apart (1.35, 1.40, 1.50 us), and within 1% of its
+// level (results/h200/process-env.md).
+constexpr double kLaunchGapsApart = 0.03;
 
 // Bad input: the message is the one line the command prints before exiting 2.
 struct BadInput : std::runtime_error {
@@ -309,6 +313,9 @@ void readJsonReport(Report &report, const std::string &text) {
     }
     if (const JsonValue *context = document.member("context"); context && context->kind == JsonValue::Kind::Object)
         report.context = scalarFields(*context);
+    // Known when the run ended, so written after the rows.
+    if (const JsonValue *gaps = document.member("launch_gaps_us"); gaps && gaps->kind == JsonValue::Kind::String)
+        report.context["launch_gaps_us"] = gaps->text;
     if (const JsonValue *complete = document.member("complete"); complete && complete->text == "false") {
         const JsonValue *stopped = document.member("stopped");
         report.stopped = stopped && !stopped->text.empty() ? stopped->text : "cut short";
@@ -403,6 +410,22 @@ std::optional<double> number(const Fields &fields, const std::string &key) {
     const double value = std::strtod(text.c_str(), &end);
     if (*end != '\0' || !std::isfinite(value)) return std::nullopt;
     return value;
+}
+
+// The launch gap of a report's run, us: the mean of its processes' (launch_gaps_us) when it
+// ran in several, else its one process's; none where the context does not say.
+std::optional<double> launchGapOf(const Report &report) {
+    const std::string list = field(report.context, "launch_gaps_us");
+    if (list.empty()) return number(report.context, "launch_gap_us");
+    double sum = 0;
+    int count = 0;
+    for (const char *at = list.c_str(); *at != '\0'; ++count) {
+        char *end = nullptr;
+        sum += std::strtod(at, &end);
+        if (end == at) return std::nullopt;
+        at = end + std::strspn(end, ", ");
+    }
+    return count > 0 ? std::optional<double>(sum / count) : std::nullopt;
 }
 
 // A machine without a GPU reads "none" in a CSV's rows, "none (no CUDA device)" in a context.
@@ -526,6 +549,13 @@ Comparison compare(const Report &base, const Report &next, VerdictRule rule, dou
         result.warnings.push_back(fmt::format("different modes: BASE {}, NEW {} (hot leaves the input in L2 between "
                                               "timed calls, cold flushes it)",
                                               baseMode, newMode));
+    }
+    const std::optional<double> baseGap = launchGapOf(base), newGap = launchGapOf(next);
+    if (baseGap && newGap && *baseGap > 0 && std::abs(*newGap / *baseGap - 1) > kLaunchGapsApart) {
+        result.warnings.push_back(fmt::format(
+            "different launch gaps: BASE {:.3f} us, NEW {:.3f} us ({:+.1f}%); the GPU took another time for each "
+            "launch, and the figures of calls that launch several kernels move with it (docs/methodology.md)",
+            *baseGap, *newGap, 100 * (*newGap / *baseGap - 1)));
     }
     for (const Report *report : {&base, &next}) {
         if (!report->stopped.empty()) {

@@ -3,7 +3,10 @@
 // the practical ceiling the reports compare every back end with.
 
 #include <cstddef>
+#include <optional>
 #include <string>
+
+#include <stream_compaction/measurement.h>
 
 #include "statistics.h"
 
@@ -37,11 +40,13 @@ DeviceInfo deviceInfo();
 Statistics measureCopy(std::size_t bytes, int reps);
 
 /**
- * The GPU's time per launch of `kernels` empty kernels in a row (enqueueEmptyKernels),
- * the stream held while they are enqueued, so that the host's launch time is not in it:
- * `reps` samples after an untimed one, each the chain's time over `kernels`, in ms.
- * Throws std::runtime_error when the hold timed out.
+ * The GPU's time per launch in a chain of `kernels` launches (`enqueue(kernels)`, by
+ * default enqueueEmptyKernels), the stream held while they are enqueued, so that the
+ * host's launch time is not in it: `reps` samples after an untimed one, each the chain's
+ * time over `kernels`, in ms. None when the hold timed out: something serialised the
+ * launches behind it (a sanitizer, or an `enqueue` that waits for the device).
  */
-Statistics measureLaunchGap(int kernels, int reps);
+std::optional<Statistics> measureLaunchGap(int kernels, int reps,
+                                           void (*enqueue)(int) = StreamCompaction::Common::enqueueEmptyKernels);
 
 }  // namespace Harness

@@ -37,9 +37,11 @@ class ChildRecorder : public Reporter {
 public:
     ChildRecorder(std::FILE *out, std::string where) : out_(out), where_(std::move(where)) {}
 
-    // The first line is flushed at once: a file with it is a child under way.
-    void begin(const Context &) override {
+    // The first line is flushed at once: a file with it is a child under way. The child's
+    // launch gap follows, where it was measured.
+    void begin(const Context &context) override {
         write(std::string(kHeader) + "\n");
+        if (context.launchGapUs > 0) write(fmt::format("gap {}\n", context.launchGapUs));
         if (std::fflush(out_) != 0) fail();
     }
     void add(const Row &row) override {
@@ -89,7 +91,7 @@ std::unique_ptr<Reporter> makeChildRecorder(std::FILE *out, const std::string &w
     return std::make_unique<ChildRecorder>(out, where);
 }
 
-ChildCells readChildCells(std::istream &in, const std::string &who, int exitStatus) {
+ChildCells readChildCells(std::istream &in, const std::string &who, int exitStatus, double *launchGapUs) {
     ChildCells cells;
     ChildCell *current = nullptr;
     std::string line;
@@ -131,6 +133,11 @@ ChildCells readChildCells(std::istream &in, const std::string &who, int exitStat
                               : status == 'f' ? Row::Status::Failed
                                               : Row::Status::Skipped;
             current->throttled = throttled != 0;
+        } else if (word == "gap" && !current) {
+            double us = 0;
+            std::string extra;
+            if (!(fields >> us) || fields >> extra || !(us > 0)) malformed(who, number, line);
+            if (launchGapUs) *launchGapUs = us;
         } else if (word == "note" && current) {
             current->note = line.size() > 5 ? line.substr(5) : "";
         } else if (word == "round" && current) {

@@ -49,20 +49,21 @@ struct ChildCell {
 using ChildCells = std::map<CellKey, ChildCell>;
 
 /**
- * A reporter for a child process: writes each row's key, status, note, throttle flag and
- * rounds' readings (Row::roundSamplesMs) to `out` (not owned), in a line format that
- * readChildCells reads back exactly, and a last line saying the sweep ended. A write that
- * fails throws std::runtime_error naming `where`.
+ * A reporter for a child process: writes the child's launch gap (the context's), then each
+ * row's key, status, note, throttle flag and rounds' readings (Row::roundSamplesMs) to
+ * `out` (not owned), in a line format that readChildCells reads back exactly, and a last
+ * line saying the sweep ended. A write that fails throws std::runtime_error naming `where`.
  */
 std::unique_ptr<Reporter> makeChildRecorder(std::FILE *out, const std::string &where);
 
 /**
- * What a child's recorder wrote, the child having exited with `exitStatus`. Throws
- * std::runtime_error naming `who` ("process 2 of 4") and how it ended when the list is
- * not whole (a child that stopped before its sweep ended writes no last line), or naming
- * the line it cannot read.
+ * What a child's recorder wrote, the child having exited with `exitStatus`; the child's
+ * launch gap (Context::launchGapUs) in `*launchGapUs` where it wrote one and that is
+ * given. Throws std::runtime_error naming `who` ("process 2 of 4") and how it ended when
+ * the list is not whole (a child that stopped before its sweep ended writes no last
+ * line), or naming the line it cannot read.
  */
-ChildCells readChildCells(std::istream &in, const std::string &who, int exitStatus);
+ChildCells readChildCells(std::istream &in, const std::string &who, int exitStatus, double *launchGapUs = nullptr);
 
 /** "process 2 of 4". */
 std::string processLabel(int index, int processes);

@@ -63,6 +63,11 @@ std::string throttleField(const GpuState &state) {
     return text.empty() ? "none" : text;
 }
 
+// Each process's launch gap, to the nanosecond: "1.419, 1.359, 1.502".
+std::string launchGapsText(const std::vector<double> &gapsUs) {
+    return fmt::format("{:.3f}", fmt::join(gapsUs, ", "));
+}
+
 std::vector<Field> contextFields(const Context &c) {
     const auto gpu = [&c](auto get) -> Value { return c.gpu ? Value(get(*c.gpu)) : Value(); };
     const auto reading = [](const auto &value) { return value ? maybe(value) : Value(std::string("unavailable")); };
@@ -96,6 +101,8 @@ std::vector<Field> contextFields(const Context &c) {
         {"launch_gap_us", "GPU time per launch in a chain of empty kernels, us",
          c.gpu && c.launchGapUs > 0 ? Value(c.launchGapUs) : Value()},
         {"launch_gap_method", "Launch gap measurement", c.gpu ? Value(c.launchGapMethod) : Value()},
+        {"launch_gaps_us", "Launch gap of each process, in the order they ran, us",
+         c.launchGapsUs.empty() ? Value() : Value(launchGapsText(c.launchGapsUs))},
         {"l2_flush", "L2 flush before a cold call", c.gpu ? Value(c.l2Flush) : Value()},
         {"driver_version", "CUDA driver", gpu([](const DeviceInfo &d) { return versionText(d.driverVersion); })},
         {"runtime_version", "CUDA runtime", gpu([](const DeviceInfo &d) { return versionText(d.runtimeVersion); })},
@@ -357,14 +364,16 @@ public:
     void warn(const std::string &line) override { warnings_.push_back(line); }
     void closingContext(const Context &context) override {
         if (context.copyBandwidthEndGBs > 0) copyEnd_ = context.copyBandwidthEndGBs;
+        if (!context.launchGapsUs.empty()) gaps_ = launchGapsText(context.launchGapsUs);
     }
     // "complete" says whether every cell of the sweep is in "rows".
     void end() override {
         const std::string stopped = stoppedBy_ ? fmt::format(",\n  \"stopped\": {}", jsonString(*stoppedBy_)) : "";
-        const std::string copyEnd =
+        std::string closing =
             copyEnd_ ? fmt::format(",\n  \"copy_bandwidth_end_GBps\": {}", jsonText(Value(*copyEnd_))) : "";
+        if (gaps_) closing += fmt::format(",\n  \"launch_gaps_us\": {}", jsonString(*gaps_));
         out_.write(fmt::format("\n  ],\n  \"warnings\": {}{},\n  \"complete\": {}{}\n}}\n", jsonStrings(warnings_),
-                               copyEnd, stoppedBy_ ? "false" : "true", stopped));
+                               closing, stoppedBy_ ? "false" : "true", stopped));
     }
 
 private:
@@ -372,6 +381,7 @@ private:
     long long rows_ = 0;
     std::vector<std::string> warnings_;
     std::optional<double> copyEnd_;
+    std::optional<std::string> gaps_;
     std::optional<std::string> stoppedBy_;
 };
 

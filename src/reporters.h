@@ -44,6 +44,9 @@ struct Context {
     std::string launchFloors;     // each GPU back end's empty call (n = 0): "cub scan 0.0031 ms, ..."
     double launchGapUs = 0;       // the GPU's time per launch of empty kernels in a row (measureLaunchGap); 0 without a GPU
     std::string launchGapMethod;  // how it was measured
+    // With --processes: every process's launch gap, in the order they ran (this one last);
+    // known at the end of the run (Reporter::closingContext), empty until then.
+    std::vector<double> launchGapsUs;
     std::string l2Flush;          // what the flush before a cold call writes
     std::string hostCpu;
     std::string hostCpus;           // the CPUs the process may run on: "0-15 (16 CPUs)" (cpuListText)

@@ -157,6 +157,19 @@ std::string floorsText(const Floors &floors) {
     return text;
 }
 
+// This process's launch gap, into `context`; in a sweep of `processes` processes the
+// others' come at the end (Context::launchGapsUs).
+void measureLaunchGapInto(Context &context, int processes) {
+    const std::optional<Statistics> gap = measureLaunchGap(kLaunchGapKernels, kLaunchGapReps);
+    context.launchGapUs = gap ? 1000 * gap->medianMs : 0;
+    const std::string whose = processes > 1 ? fmt::format("; this process's, the last of {}", processes) : "";
+    context.launchGapMethod =
+        gap ? fmt::format("{} empty kernels of one block per SM in a row, the stream held; median of {} (noise "
+                          "{:.2f}%){}",
+                          kLaunchGapKernels, kLaunchGapReps, 100 * gap->noise(), whose)
+            : "unavailable: the stream hold timed out (a sanitizer serialises launches)";
+}
+
 Context sweepContext(const Options &options, Floors &floors, CopyCeiling &copy) {
     Context context;
     stampRun(context);
@@ -191,11 +204,7 @@ Context sweepContext(const Options &options, Floors &floors, CopyCeiling &copy) 
                                       Common::l2FlushBytes() >> 20, options.hot ? " (off: --hot)" : "");
         floors = measureFloors(options, runSettings(options));
         context.launchFloors = floorsText(floors);
-        const Statistics gap = measureLaunchGap(kLaunchGapKernels, kLaunchGapReps);
-        context.launchGapUs = 1000 * gap.medianMs;
-        context.launchGapMethod =
-            fmt::format("{} empty kernels of one block per SM in a row, the stream held; median of {} (noise {:.2f}%)",
-                        kLaunchGapKernels, kLaunchGapReps, 100 * gap.noise());
+        measureLaunchGapInto(context, options.processes);
     }
     return context;
 }
@@ -844,7 +853,9 @@ int runChildSweep(const Options &options) {
     const std::unique_ptr<Reporter> recorder = makeChildRecorder(file.get(), "'" + options.childCells + "'");
     endWithParent();
     const StopSignals stopSignals;
-    recorder->begin(Context{});
+    Context context;  // the launch gap alone, for the parent's report
+    if (Common::deviceAvailable()) measureLaunchGapInto(context, 1);
+    recorder->begin(context);
     Tally tally;
     try {
         tally = Sweep(options, {recorder.get()}, CopyCeiling{}, Floors{}).run();
@@ -875,9 +886,10 @@ const std::vector<ChildCells> *childrenForTesting = nullptr;
 
 // The child processes of a sweep in several processes, one after another, each running
 // the sweep this one was asked for and writing its cells to its file of `lists`; returns
-// their cells, process by process. Stops, with what it has, when a signal stops the
-// sweep; throws when a child ends before its sweep did (its error is on stderr).
-std::vector<ChildCells> runChildren(const Options &options, const CellLists &lists) {
+// their cells, process by process, and adds their launch gaps to `gaps` (0 where one was
+// not measured). Stops, with what it has, when a signal stops the sweep; throws when a
+// child ends before its sweep did (its error is on stderr).
+std::vector<ChildCells> runChildren(const Options &options, const CellLists &lists, std::vector<double> &gaps) {
     if (childrenForTesting) return *childrenForTesting;
     std::vector<ChildCells> children;
     if (!lists.empty() && Common::deviceAvailable()) Common::releaseWorkspaces();  // the children's memory
@@ -889,7 +901,9 @@ std::vector<ChildCells> runChildren(const Options &options, const CellLists &lis
         const int status = runProcess(program, arguments, &stopSignal);
         if (stopSignal) break;
         std::ifstream in(path);
-        children.push_back(readChildCells(in, processLabel(static_cast<int>(k), options.processes), status));
+        double gap = 0;
+        children.push_back(readChildCells(in, processLabel(static_cast<int>(k), options.processes), status, &gap));
+        gaps.push_back(gap);
     }
     return children;
 }
@@ -931,7 +945,8 @@ int runSweep(const Options &options) {
             reporter->begin(context);
             open.push_back(reporter);
         }
-        std::vector<ChildCells> children = runChildren(options, cellLists);
+        std::vector<double> gaps;
+        std::vector<ChildCells> children = runChildren(options, cellLists, gaps);
         // Stopped before this process's own sweep: no cell has been measured by every process.
         const int stoppedInChild =
             stopSignal && options.processes > 1 ? static_cast<int>(children.size()) + 1 : 0;
@@ -952,6 +967,10 @@ int runSweep(const Options &options) {
                 fmt::print(stderr, "cis565_stream_compaction: warning: {}\n", warning);
             }
             context.copyBandwidthEndGBs = end.GBs;
+            // Every process's launch gap, where every one was measured.
+            gaps.push_back(context.launchGapUs);
+            if (options.processes > 1 && std::none_of(gaps.begin(), gaps.end(), [](double us) { return us <= 0; }))
+                context.launchGapsUs = gaps;
             for (Reporter *reporter : open) reporter->closingContext(context);
         }
         while (!open.empty()) {

@@ -241,6 +241,30 @@ TEST(Compare, DifferentGpusAndModesWarnFirst) {
     EXPECT_EQ(compare({alike.base, alike.next}).out.find("warning"), std::string::npos);
 }
 
+// Launch gaps more than 3% apart warn: a run in one process by its context's gap, one in
+// several by the mean of its processes' gaps (written at the end of a JSON report).
+TEST(Compare, LaunchGapsApartWarn) {
+    const std::vector<std::string> rows = {row("scan", "naive", 1024, false, "128", 1.0, 1, 16)};
+    const auto withGap = [&rows](const std::string &name, const std::string &gap, const std::string &gaps) {
+        std::string text = jsonReport("NVIDIA H200", "cold", rows,
+                                      gaps.empty() ? "\"complete\": true"
+                                                   : "\"complete\": true,\n  \"launch_gaps_us\": \"" + gaps + "\"");
+        if (!gap.empty()) text.replace(text.find("\"seed\": 565"), 11, "\"seed\": 565, \"launch_gap_us\": " + gap);
+        return writeFile(name, text);
+    };
+    const std::string one = withGap("gap-one.json", "1.4", "");
+    const std::string near = withGap("gap-near.json", "1.44", "");
+    const std::string several = withGap("gap-several.json", "1.2", "1.50, 1.52");  // their mean, not this process's
+    const std::string none = withGap("gap-none.json", "", "");
+
+    const Result apart = compare({one, several});
+    ASSERT_EQ(apart.status, 0) << apart.err;
+    EXPECT_TRUE(TestSupport::contains(apart.out, "warning: different launch gaps: BASE 1.400 us, NEW 1.510 us (+7.9%)"))
+        << apart.out;
+    EXPECT_EQ(compare({one, near}).out.find("warning"), std::string::npos);  // 2.9% apart
+    EXPECT_EQ(compare({one, none}).out.find("warning"), std::string::npos);  // one side does not say
+}
+
 // An older report (reps, min and max, no noise_pct or samples) as a CSV with its context
 // file beside it, against one without: the noise is estimated and the output says so.
 TEST(Compare, OlderReportsHaveTheirNoiseEstimatedFromMinAndMax) {

@@ -29,13 +29,16 @@ Row cell(Op op, const std::string &backend, long long size, bool npot, std::opti
     return row;
 }
 
-// What a child's recorder writes for `rows`, as text; `complete`: the sweep ended.
-std::string recorded(const std::vector<Row> &rows, bool complete = true) {
+// What a child's recorder writes for `rows`, as text; `complete`: the sweep ended;
+// `launchGapUs`: the child's launch gap (0: not measured).
+std::string recorded(const std::vector<Row> &rows, bool complete = true, double launchGapUs = 0) {
     std::FILE *file = std::tmpfile();
     EXPECT_NE(file, nullptr);
     {
         const auto recorder = makeChildRecorder(file, "a test file");
-        recorder->begin(Context{});
+        Context context;
+        context.launchGapUs = launchGapUs;
+        recorder->begin(context);
         for (const Row &row : rows) recorder->add(row);
         recorder->endOp();
         if (!complete) recorder->stop("stopped by SIGINT");
@@ -96,6 +99,20 @@ TEST(ChildCells, WhatAChildWritesReadsBackExactly) {
     EXPECT_EQ(cells.count(keyOf(cell(Op::Scan, "naive", 1 << 20, true, 256))), 0u);
 }
 
+// The child's launch gap comes back to the last bit; a child that measured none leaves
+// the parent's value as it was.
+TEST(ChildCells, TheChildsLaunchGapReadsBack) {
+    const Row scan = cell(Op::Scan, "cpu", 16, false, std::nullopt);
+    double gap = -1;
+    std::istringstream in(recorded({scan}, true, 1.0 / 0.7));
+    EXPECT_EQ(readChildCells(in, "process 1 of 2", 0, &gap).size(), 1u);
+    EXPECT_EQ(gap, 1.0 / 0.7);
+    double none = -1;
+    std::istringstream without(recorded({scan}));
+    readChildCells(without, "process 1 of 2", 0, &none);
+    EXPECT_EQ(none, -1);
+}
+
 TEST(ChildCells, AListCutShortNamesTheProcessAndHowItEnded) {
     const std::string stopped = recorded({cell(Op::Scan, "cpu", 16, false, std::nullopt)}, false);
     EXPECT_EQ(refusal(stopped, 130), "process 2 of 4 ended before its sweep did (signal 2)");
@@ -111,7 +128,8 @@ TEST(ChildCells, ALineItCannotReadIsRefusedByNumber) {
     EXPECT_NE(refusal("cis565_stream_compaction child cells 2\nend\n").find("line 1"), std::string::npos);
     for (const std::string &line : {"cell reduce cpu 16 0 0 p 0", "cell scan cpu 16 0 0 x 0", "cell scan cpu 16 0",
                                     "cell scan cpu 16 0 0 p 0 extra",
-                                    "round 1.5", "cell scan cpu 16 0 0 p 0\nround 1.5 fast", "what"}) {
+                                    "round 1.5", "cell scan cpu 16 0 0 p 0\nround 1.5 fast", "what", "gap", "gap fast",
+                                    "gap 0", "gap -1.4", "gap 1.4 us", "cell scan cpu 16 0 0 p 0\ngap 1.4"}) {
         SCOPED_TRACE(line);
         const std::string message = refusal(header + line + "\nend\n");
         EXPECT_NE(message.find("process 2 of 4 wrote a cell list this program cannot read"), std::string::npos)

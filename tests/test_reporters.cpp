@@ -412,6 +412,41 @@ TEST(ContextReporter, WritesTheContextAsOneJsonObject) {
     EXPECT_EQ(context.object.count("rows"), 0u);
 }
 
+// What the run learns by its end: the copy measured again, and with --processes every
+// process's launch gap, in the CSV's context file and at the end of a JSON report; a
+// run in one process has no list.
+TEST(ClosingContext, TheProcessesLaunchGapsAndTheLastCopyComeAtTheEnd) {
+    Context closing = sampleContext();
+    closing.copyBandwidthEndGBs = 3890.25;
+    closing.launchGapsUs = {1.4191, 1.3594, 1.5};
+    std::FILE *contextFile = std::tmpfile();
+    std::FILE *jsonFile = std::tmpfile();
+    std::vector<std::unique_ptr<Harness::Reporter>> reporters;
+    reporters.push_back(Harness::makeContextReporter(contextFile, "the context file"));
+    reporters.push_back(Harness::makeReporter(Format::Json, jsonFile, "the JSON file"));
+    for (const auto &reporter : reporters) {
+        reporter->begin(sampleContext());
+        reporter->add(cpuRow());
+        reporter->endOp();
+        reporter->closingContext(closing);
+        reporter->end();
+    }
+    const Json context = JsonReader(TestSupport::readAndClose(contextFile)).document();
+    EXPECT_EQ(context["launch_gaps_us"].string, "1.419, 1.359, 1.500");
+    EXPECT_EQ(context["copy_bandwidth_end_GBps"].number, 3890.25);
+    const Json json = JsonReader(TestSupport::readAndClose(jsonFile)).document();
+    EXPECT_EQ(json["launch_gaps_us"].string, "1.419, 1.359, 1.500");
+    EXPECT_EQ(json["copy_bandwidth_end_GBps"].number, 3890.25);
+    EXPECT_EQ(json["context"]["launch_gaps_us"].kind, Json::Kind::Null);  // the context was written first
+
+    std::FILE *single = std::tmpfile();
+    auto reporter = Harness::makeContextReporter(single, "the context file");
+    reporter->begin(sampleContext());
+    reporter->closingContext(sampleContext());
+    reporter->end();
+    EXPECT_EQ(JsonReader(TestSupport::readAndClose(single)).document()["launch_gaps_us"].kind, Json::Kind::Null);
+}
+
 TEST(ContextReporter, SitsBesideTheCsv) {
     EXPECT_EQ(Harness::contextPathFor("results/sweep.csv"), "results/sweep.context.json");
     EXPECT_EQ(Harness::contextPathFor("a.b.csv"), "a.b.context.json");

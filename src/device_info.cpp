@@ -86,4 +86,8 @@ std::optional<Statistics> measureLaunchGap(int kernels, int reps, void (*enqueue
     return summarize(std::move(times));
 }
 
+std::optional<Statistics> measureLaunchGap(int kernels, int reps) {
+    return measureLaunchGap(kernels, reps, Common::enqueueEmptyKernels);
+}
+
 }  // namespace Harness

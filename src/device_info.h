@@ -6,8 +6,6 @@
 #include <optional>
 #include <string>
 
-#include <stream_compaction/measurement.h>
-
 #include "statistics.h"
 
 namespace Harness {
@@ -40,13 +38,13 @@ DeviceInfo deviceInfo();
 Statistics measureCopy(std::size_t bytes, int reps);
 
 /**
- * The GPU's time per launch in a chain of `kernels` launches (`enqueue(kernels)`, by
- * default enqueueEmptyKernels), the stream held while they are enqueued, so that the
- * host's launch time is not in it: `reps` samples after an untimed one, each the chain's
- * time over `kernels`, in ms. None when the hold timed out: something serialised the
- * launches behind it (a sanitizer, or an `enqueue` that waits for the device).
+ * The GPU's time per launch in a chain of `kernels` launches (`enqueue(kernels)`; without
+ * it, enqueueEmptyKernels), the stream held while they are enqueued, so that the host's
+ * launch time is not in it: `reps` samples after an untimed one, each the chain's time
+ * over `kernels`, in ms. None when the hold timed out: something serialised the launches
+ * behind it (a sanitizer, or an `enqueue` that waits for the device).
  */
-std::optional<Statistics> measureLaunchGap(int kernels, int reps,
-                                           void (*enqueue)(int) = StreamCompaction::Common::enqueueEmptyKernels);
+std::optional<Statistics> measureLaunchGap(int kernels, int reps, void (*enqueue)(int));
+std::optional<Statistics> measureLaunchGap(int kernels, int reps);
 
 }  // namespace Harness

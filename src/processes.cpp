@@ -1,5 +1,6 @@
 #include "processes.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -97,6 +98,7 @@ ChildCells readChildCells(std::istream &in, const std::string &who, int exitStat
     std::string line;
     int number = 0;
     bool ended = false;
+    bool gapRead = false;  // one gap line, before the first cell
     while (std::getline(in, line)) {
         ++number;
         if (number == 1) {
@@ -133,11 +135,12 @@ ChildCells readChildCells(std::istream &in, const std::string &who, int exitStat
                               : status == 'f' ? Row::Status::Failed
                                               : Row::Status::Skipped;
             current->throttled = throttled != 0;
-        } else if (word == "gap" && !current) {
+        } else if (word == "gap" && !current && !gapRead) {
             double us = 0;
             std::string extra;
             if (!(fields >> us) || fields >> extra || !(us > 0)) malformed(who, number, line);
             if (launchGapUs) *launchGapUs = us;
+            gapRead = true;
         } else if (word == "note" && current) {
             current->note = line.size() > 5 ? line.substr(5) : "";
         } else if (word == "round" && current) {
@@ -158,6 +161,14 @@ ChildCells readChildCells(std::istream &in, const std::string &who, int exitStat
 }
 
 std::string processLabel(int index, int processes) { return fmt::format("process {} of {}", index, processes); }
+
+std::vector<double> everyLaunchGap(const std::vector<double> &childGaps, double ownGap, int processes) {
+    std::vector<double> gaps = childGaps;
+    gaps.push_back(ownGap);
+    const bool whole = processes > 1 && gaps.size() == static_cast<std::size_t>(processes) &&
+                       std::none_of(gaps.begin(), gaps.end(), [](double us) { return !(us > 0); });
+    return whole ? gaps : std::vector<double>{};
+}
 
 void mergeChildVerdicts(Row &row, const std::vector<ChildCells> &children, int processes) {
     if (row.status == Row::Status::Failed) return;

@@ -69,6 +69,12 @@ ChildCells readChildCells(std::istream &in, const std::string &who, int exitStat
 std::string processLabel(int index, int processes);
 
 /**
+ * Every process's launch gap, in the order they ran: the children's (`childGaps`, 0 where
+ * one wrote none) and this process's last; empty unless all `processes` were measured.
+ */
+std::vector<double> everyLaunchGap(const std::vector<double> &childGaps, double ownGap, int processes);
+
+/**
  * The children's verdicts on a finished row of the parent's: a child that failed the
  * cell fails the row ("process 2 of 4: a[17] = 3, expected 4"), a row the parent skipped
  * included; on a row that passed, one that was slowed by a clock limit marks it

@@ -95,8 +95,8 @@ constexpr int kCopyReps = 15;
 // A copy ceiling that moved by more than this between the start and the end of a sweep
 // is a warning in the report.
 constexpr double kCopyDrift = 0.03;
-// The launch gap: a chain of this many empty kernels, timed this many times. A process
-// keeps one gap for its life, and the calls that launch many kernels move with it
+// The launch gap: a chain of this many empty kernels, timed this many times, once as each
+// process starts. The figures of calls that launch many kernels move with it
 // (docs/methodology.md, "Noise between runs").
 constexpr int kLaunchGapKernels = 64;
 constexpr int kLaunchGapReps = 31;
@@ -157,17 +157,17 @@ std::string floorsText(const Floors &floors) {
     return text;
 }
 
-// This process's launch gap, into `context`; in a sweep of `processes` processes the
+// This process's launch gap, into `context`; in a sweep in several processes the
 // others' come at the end (Context::launchGapsUs).
-void measureLaunchGapInto(Context &context, int processes) {
+void measureLaunchGapInto(Context &context) {
     const std::optional<Statistics> gap = measureLaunchGap(kLaunchGapKernels, kLaunchGapReps);
     context.launchGapUs = gap ? 1000 * gap->medianMs : 0;
-    const std::string whose = processes > 1 ? fmt::format("; this process's, the last of {}", processes) : "";
     context.launchGapMethod =
         gap ? fmt::format("{} empty kernels of one block per SM in a row, the stream held; median of {} (noise "
-                          "{:.2f}%){}",
-                          kLaunchGapKernels, kLaunchGapReps, 100 * gap->noise(), whose)
-            : "unavailable: the stream hold timed out (a sanitizer serialises launches)";
+                          "{:.2f}%)",
+                          kLaunchGapKernels, kLaunchGapReps, 100 * gap->noise())
+            : "unavailable: the stream hold timed out (as under a sanitizer, which serialises the launches behind "
+              "it)";
 }
 
 Context sweepContext(const Options &options, Floors &floors, CopyCeiling &copy) {
@@ -191,8 +191,10 @@ Context sweepContext(const Options &options, Floors &floors, CopyCeiling &copy) 
     context.keep = options.keep.name();
     context.mode = options.hot ? "hot" : "cold";
     context.sampling = samplingText(options);
+    context.processes = options.processes;
     if (Common::deviceAvailable()) {
         context.gpu = deviceInfo();
+        measureLaunchGapInto(context);  // as soon after the context starts as a child's
         Common::releaseWorkspaces();
         const std::size_t fits = Common::freeDeviceMemory() / 2 / 2 / sizeof(int);  // two buffers in half of it
         context.copyBytes = sizeof(int) * std::min<std::size_t>(kCopyInts, fits);
@@ -204,7 +206,6 @@ Context sweepContext(const Options &options, Floors &floors, CopyCeiling &copy) 
                                       Common::l2FlushBytes() >> 20, options.hot ? " (off: --hot)" : "");
         floors = measureFloors(options, runSettings(options));
         context.launchFloors = floorsText(floors);
-        measureLaunchGapInto(context, options.processes);
     }
     return context;
 }
@@ -854,7 +855,7 @@ int runChildSweep(const Options &options) {
     endWithParent();
     const StopSignals stopSignals;
     Context context;  // the launch gap alone, for the parent's report
-    if (Common::deviceAvailable()) measureLaunchGapInto(context, 1);
+    if (Common::deviceAvailable()) measureLaunchGapInto(context);
     recorder->begin(context);
     Tally tally;
     try {
@@ -967,10 +968,7 @@ int runSweep(const Options &options) {
                 fmt::print(stderr, "cis565_stream_compaction: warning: {}\n", warning);
             }
             context.copyBandwidthEndGBs = end.GBs;
-            // Every process's launch gap, where every one was measured.
-            gaps.push_back(context.launchGapUs);
-            if (options.processes > 1 && std::none_of(gaps.begin(), gaps.end(), [](double us) { return us <= 0; }))
-                context.launchGapsUs = gaps;
+            context.launchGapsUs = everyLaunchGap(gaps, context.launchGapUs, options.processes);
             for (Reporter *reporter : open) reporter->closingContext(context);
         }
         while (!open.empty()) {

@@ -73,10 +73,12 @@ for r in rows:
     assert r["round_spread_pct"] != "", r
     assert "6 rounds in 3 processes: medians " in r["note"], r["note"]
 PY
-# With a GPU the context lists the three processes' launch gaps; without one, none.
+# With a GPU the context lists the three processes' launch gaps, the last this process's;
+# without one, none.
 python3 - "$dir/p.context.json" <<'PY' || fail "the context of the sweep in 3 processes does not list their launch gaps"
 import json, sys
 context = json.load(open(sys.argv[1]))
+assert context["processes"] == 3, context["processes"]
 if context["gpu"].startswith("none"):
     assert context["launch_gaps_us"] is None, context["launch_gaps_us"]
 else:

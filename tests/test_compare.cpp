@@ -263,6 +263,24 @@ TEST(Compare, LaunchGapsApartWarn) {
         << apart.out;
     EXPECT_EQ(compare({one, near}).out.find("warning"), std::string::npos);  // 2.9% apart
     EXPECT_EQ(compare({one, none}).out.find("warning"), std::string::npos);  // one side does not say
+
+    // A run in several processes without the list (one went unmeasured, or the run stopped)
+    // has no gap: its last process's alone is not the run's.
+    std::string partial = jsonReport("NVIDIA H200", "cold", rows);
+    partial.replace(partial.find("\"seed\": 565"), 11, "\"seed\": 565, \"launch_gap_us\": 1.6, \"processes\": 3");
+    EXPECT_EQ(compare({one, writeFile("gap-partial.json", partial)}).out.find("warning"), std::string::npos);
+
+    // CSVs take their gaps from the context file beside them.
+    const std::string header = "run_id,date,gpu,mode,op,backend,size,npot,block_size,median_ms,verified\n";
+    const std::string base = writeFile("gap-base.csv", header + "r1,d,NVIDIA H200,cold,scan,naive,1024,false,128,1,passed\n");
+    writeFile("gap-base.context.json", "{\"run_id\": \"r1\", \"launch_gap_us\": 1.35, \"processes\": 1}\n");
+    const std::string next = writeFile("gap-new.csv", header + "r2,d,NVIDIA H200,cold,scan,naive,1024,false,128,1,passed\n");
+    writeFile("gap-new.context.json",
+              "{\"run_id\": \"r2\", \"launch_gap_us\": 1.3, \"processes\": 2, \"launch_gaps_us\": \"1.49, 1.51\"}\n");
+    const Result csv = compare({base, next});
+    ASSERT_EQ(csv.status, 0) << csv.err;
+    EXPECT_TRUE(TestSupport::contains(csv.out, "warning: different launch gaps: BASE 1.350 us, NEW 1.500 us (+11.1%)"))
+        << csv.out;
 }
 
 // An older report (reps, min and max, no noise_pct or samples) as a CSV with its context

@@ -74,7 +74,7 @@ TEST(Measurement, TheBlockingKernelKeepsTheHostsTimeOut) {
 
 // The launch gap is a chain of empty kernels' GPU time over its length, one sample per
 // chain: above zero, and far below what a sample that waited for the hold's 500 ms
-// timeout, or for the host, would read over 64 kernels.
+// timeout would read over 64 kernels.
 TEST(Measurement, TheLaunchGapIsTheChainsTimeOverItsLength) {
     SKIP_WITHOUT_GPU();
     const std::optional<Statistics> gap = measureLaunchGap(64, 5);
@@ -82,6 +82,21 @@ TEST(Measurement, TheLaunchGapIsTheChainsTimeOverItsLength) {
     EXPECT_EQ(gap->samples, 5);
     EXPECT_GT(gap->minMs, 0);
     EXPECT_LT(gap->medianMs, 0.05) << "more than 50 us a kernel";
+}
+
+// The host's time is held out of the gap: a chain whose enqueueing ends with a 20 ms sleep
+// on the host reads its kernels' time alone (without the hold the sleep would be between
+// the events, over 0.3 ms a kernel). The bound leaves room for other processes' time
+// slices on a shared GPU.
+TEST(Measurement, TheLaunchGapHoldsTheHostsTimeOut) {
+    SKIP_WITHOUT_GPU();
+    const auto sleepsAfter = [](int count) {
+        StreamCompaction::Common::enqueueEmptyKernels(count);
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    };
+    const std::optional<Statistics> gap = measureLaunchGap(64, 3, sleepsAfter);
+    ASSERT_TRUE(gap) << "the stream hold timed out";
+    EXPECT_LT(gap->medianMs, 0.1) << "the host's sleep is in the gap";
 }
 
 // A chain that waits for the device inside waits for the hold until it times out: the gap

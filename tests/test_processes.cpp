@@ -113,6 +113,16 @@ TEST(ChildCells, TheChildsLaunchGapReadsBack) {
     EXPECT_EQ(none, -1);
 }
 
+// The run's list: the children's gaps in order, this process's last; none unless every
+// process's is known, nor for a run in one process.
+TEST(ChildCells, EveryProcesssLaunchGapInOrder) {
+    EXPECT_EQ(everyLaunchGap({1.5, 1.35}, 1.4, 3), (std::vector<double>{1.5, 1.35, 1.4}));
+    EXPECT_TRUE(everyLaunchGap({1.5, 0}, 1.4, 3).empty());  // a child wrote none
+    EXPECT_TRUE(everyLaunchGap({1.5, 1.35}, 0, 3).empty());  // this process's unknown
+    EXPECT_TRUE(everyLaunchGap({1.5}, 1.4, 3).empty());       // a child missing
+    EXPECT_TRUE(everyLaunchGap({}, 1.4, 1).empty());          // one process: no list
+}
+
 TEST(ChildCells, AListCutShortNamesTheProcessAndHowItEnded) {
     const std::string stopped = recorded({cell(Op::Scan, "cpu", 16, false, std::nullopt)}, false);
     EXPECT_EQ(refusal(stopped, 130), "process 2 of 4 ended before its sweep did (signal 2)");
@@ -129,7 +139,8 @@ TEST(ChildCells, ALineItCannotReadIsRefusedByNumber) {
     for (const std::string &line : {"cell reduce cpu 16 0 0 p 0", "cell scan cpu 16 0 0 x 0", "cell scan cpu 16 0",
                                     "cell scan cpu 16 0 0 p 0 extra",
                                     "round 1.5", "cell scan cpu 16 0 0 p 0\nround 1.5 fast", "what", "gap", "gap fast",
-                                    "gap 0", "gap -1.4", "gap 1.4 us", "cell scan cpu 16 0 0 p 0\ngap 1.4"}) {
+                                    "gap 0", "gap -1.4", "gap 1.4 us", "cell scan cpu 16 0 0 p 0\ngap 1.4",
+                                    "gap 1.4\ngap 1.5"}) {
         SCOPED_TRACE(line);
         const std::string message = refusal(header + line + "\nend\n");
         EXPECT_NE(message.find("process 2 of 4 wrote a cell list this program cannot read"), std::string::npos)

@@ -165,6 +165,7 @@ Context sampleContext() {
     context.copyBytes = 1 << 30;
     context.copyReps = 15;
     context.launchGapUs = 1.25;
+    context.processes = 3;
     context.launchGapMethod = "64 empty kernels";
     context.hostCpu = "AMD EPYC";
     context.hostCpus = "2 (1 CPU)";
@@ -276,6 +277,7 @@ void expectSampleContext(const Json &context) {
     EXPECT_EQ(context["copy_bandwidth_GBps"].number, 3900.5);
     EXPECT_EQ(context["launch_gap_us"].number, 1.25);
     EXPECT_EQ(context["launch_gap_method"].string, "64 empty kernels");
+    EXPECT_EQ(context["processes"].number, 3);
     EXPECT_EQ(context["theoretical_bandwidth_GBps"].number, 4800);
     EXPECT_EQ(context["driver_version"].string, "13.0");
     EXPECT_EQ(context["runtime_version"].string, "12.8");

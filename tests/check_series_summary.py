@@ -63,9 +63,13 @@ def main(program, script):
             write_run(folder, "r4.csv", header, [("hot", "naive", 1024, "false", 0.50, 0.4, "passed")]),
             write_run(folder, "r5.csv", header, [("hot", "naive", 1024, "false", 0.52, 0.6, "passed")]),
         ]
-        # r1's context beside it gives its launch gap; the others have none.
+        # r1's context beside it gives its launch gap; r2's, a run in three processes, each
+        # process's, whose mean stands for the run rather than the parent's own; the others
+        # have none.
         with open(os.path.join(folder, "r1.context.json"), "w") as f:
             json.dump({"run_id": "r1.csv", "launch_gap_us": 1.5}, f)
+        with open(os.path.join(folder, "r2.context.json"), "w") as f:
+            json.dump({"run_id": "r2.csv", "launch_gap_us": 1.4, "launch_gaps_us": "1.4, 1.2, 1.3"}, f)
         done = subprocess.run([sys.executable, script] + runs, capture_output=True, text=True)
         if done.returncode != 0:
             print(f"series-summary exited {done.returncode}: {done.stderr}")
@@ -87,7 +91,8 @@ def main(program, script):
             "| r5 | hot | 1 | +1.96 |",
             # per back end (naive alone here), beside the launch gap of r1's context
             "| r1 | 1.500 | -1.5 |",
-            "| r2 | — | +1.5 |",
+            "| r2 | 1.300 | +1.5 |",
+            "| r3 | — | +0.5 |",
             # the goal: both cold cells within 5% (2^10 by exactly 5%), none from 2^20
             "| cold | 2 | 2 | 0 | 0 | 0 | 0 |",
             "| hot | 1 | 1 | 0 | 0 | 0 | 0 |",

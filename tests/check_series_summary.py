@@ -64,12 +64,16 @@ def main(program, script):
             write_run(folder, "r5.csv", header, [("hot", "naive", 1024, "false", 0.52, 0.6, "passed")]),
         ]
         # r1's context beside it gives its launch gap; r2's, a run in three processes, each
-        # process's, whose mean stands for the run rather than the parent's own; the others
-        # have none.
+        # process's, whose mean stands for the run rather than the parent's own; r3's none
+        # (below); the others have no context.
         with open(os.path.join(folder, "r1.context.json"), "w") as f:
             json.dump({"run_id": "r1.csv", "launch_gap_us": 1.5}, f)
         with open(os.path.join(folder, "r2.context.json"), "w") as f:
-            json.dump({"run_id": "r2.csv", "launch_gap_us": 1.4, "launch_gaps_us": "1.4, 1.2, 1.3"}, f)
+            json.dump({"run_id": "r2.csv", "launch_gap_us": 1.4, "launch_gaps_us": "1.4, 1.2, 1.3", "processes": 3}, f)
+        # r3 ran in two processes whose list is missing (a child's gap unknown): the
+        # parent's own gap must not stand for the run.
+        with open(os.path.join(folder, "r3.context.json"), "w") as f:
+            json.dump({"run_id": "r3.csv", "launch_gap_us": 1.7, "processes": 2}, f)
         done = subprocess.run([sys.executable, script] + runs, capture_output=True, text=True)
         if done.returncode != 0:
             print(f"series-summary exited {done.returncode}: {done.stderr}")

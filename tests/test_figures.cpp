@@ -165,7 +165,9 @@ TEST(Figures, EverySweepRowFollowsTheDefinitions) {
     std::remove(csvPath.c_str());
     std::remove((testing::TempDir() + "figures.context.json").c_str());
     ASSERT_EQ(report.context.count("copy_bandwidth_GBps"), 1u);
-    if (gpu) EXPECT_GT(std::stod(report.context.at("launch_gap_us")), 0) << "no launch gap in the context";
+    if (gpu) {
+        EXPECT_GT(std::stod(report.context.at("launch_gap_us")), 0) << "no launch gap in the context";
+    }
 
     using Key = std::tuple<std::string, std::string, std::string>;  // op, size, npot
     std::map<Key, double> cpuMedian;

@@ -192,7 +192,8 @@ Row cpuRow() {
     return {.op = Op::Compact, .backend = "cpu", .size = 1024, .npot = false, .blockSize = {},
             .status = Row::Status::Passed, .note = {}, .timing = TestSupport::timingOf(2.5, 2.0, 3.0, 5), .kept = 768,
             .bandwidthGBs = 2.8, .copyFraction = {}, .speedupVsCpu = {}, .speedupVsCub = {}, .copyFractionRange = {},
-            .speedupVsCpuRange = {}, .speedupVsCubRange = {}, .launchBound = false, .interleaved = false};
+            .speedupVsCpuRange = {}, .speedupVsCubRange = {}, .roundSpread = {}, .roundSamplesMs = {}, .launchBound = false,
+            .interleaved = false, .smClockMHz = {}, .temperatureC = {}, .powerW = {}, .throttled = false};
 }
 
 // The CPU's compaction on a GPU back end: a block size, ten times as fast, 1% of the copy bandwidth.
@@ -200,15 +201,17 @@ Row gpuRow() {
     return {.op = Op::Compact, .backend = "efficient", .size = 1024, .npot = false, .blockSize = 256,
             .status = Row::Status::Passed, .note = {}, .timing = TestSupport::timingOf(0.25, 0.2, 0.5, 5), .kept = 768,
             .bandwidthGBs = 2.8, .copyFraction = 0.01, .speedupVsCpu = 10, .speedupVsCub = {}, .copyFractionRange = {},
-            .speedupVsCpuRange = {}, .speedupVsCubRange = {}, .launchBound = false, .interleaved = false};
+            .speedupVsCpuRange = {}, .speedupVsCubRange = {}, .roundSpread = {}, .roundSamplesMs = {}, .launchBound = false,
+            .interleaved = false, .smClockMHz = {}, .temperatureC = {}, .powerW = {}, .throttled = false};
 }
 
 Row failedRow() {
     return {.op = Op::Compact, .backend = "naive", .size = 1024, .blockSize = 256, .status = Row::Status::Failed,
             .note = "a[17] = 3, expected \"4\"\n\tline two \x01", .timing = TestSupport::timingOf(0.25, 0.2, 0.5, 5), .kept = 768,
             .bandwidthGBs = {}, .copyFraction = {}, .speedupVsCpu = {}, .speedupVsCub = {},
-            .copyFractionRange = {}, .speedupVsCpuRange = {}, .speedupVsCubRange = {}, .launchBound = false,
-            .interleaved = false, .smClockMHz = {}, .temperatureC = {}, .powerW = {}, .throttled = false};
+            .copyFractionRange = {}, .speedupVsCpuRange = {}, .speedupVsCubRange = {}, .roundSpread = {},
+            .roundSamplesMs = {}, .launchBound = false, .interleaved = false, .smClockMHz = {}, .temperatureC = {},
+            .powerW = {}, .throttled = false};
 }
 
 // Skipped: no timing, and the other numbers of a measured row left in.
@@ -216,8 +219,9 @@ Row skippedRow() {
     return {.op = Op::Compact, .backend = "thrust", .size = 1021, .npot = true, .blockSize = 256,
             .status = Row::Status::Skipped, .note = "no CUDA device", .timing = {}, .kept = 768,
             .bandwidthGBs = 2.8, .copyFraction = 0.01, .speedupVsCpu = 10, .speedupVsCub = {},
-            .copyFractionRange = {}, .speedupVsCpuRange = {}, .speedupVsCubRange = {}, .launchBound = false,
-            .interleaved = false, .smClockMHz = {}, .temperatureC = {}, .powerW = {}, .throttled = false};
+            .copyFractionRange = {}, .speedupVsCpuRange = {}, .speedupVsCubRange = {}, .roundSpread = {},
+            .roundSamplesMs = {}, .launchBound = false, .interleaved = false, .smClockMHz = {}, .temperatureC = {},
+            .powerW = {}, .throttled = false};
 }
 
 // Writes a whole report with `format` and returns it; cut short saying `stoppedBy`

@@ -108,6 +108,14 @@ CLI::Option *addChecked(CLI::App &app, const std::string &name, T &target, const
     return addChecked(app, name, target, description, group, placeholder, validator(placeholder, check));
 }
 
+// A count of processes, 1 to kMaxProcesses (--processes, --max-processes).
+void checkProcessCount(const std::string &text) {
+    const int count = parseCount(text);
+    if (count < 1 || count > kMaxProcesses) {
+        throw std::invalid_argument(fmt::format("'{}' is not a count of processes; use 1 to {}", text, kMaxProcesses));
+    }
+}
+
 // A count of runs from `least` to 1000 (--reps, --warmup).
 CLI::Validator runCount(const char *name, int least) {
     return validator(name, [least](const std::string &text) {
@@ -333,6 +341,30 @@ std::vector<int> parseBlockSizeList(const std::string &text) {
     return blockSizes;
 }
 
+std::vector<SweepInput> parseSweepInputs(const std::string &text) {
+    std::vector<SweepInput> inputs;
+    std::size_t start = 0;
+    while (start <= text.size()) {
+        const std::size_t comma = std::min(text.find(',', start), text.size());
+        const std::string item = text.substr(start, comma - start);
+        const std::size_t colon = item.find(':');
+        if (colon == std::string::npos) {
+            throw std::invalid_argument(fmt::format("'{}' is not an input; use OP:SIZE, e.g. scan:1024", item));
+        }
+        inputs.push_back({parseOp(item.substr(0, colon)), parseSize(item.substr(colon + 1))});
+        start = comma + 1;
+    }
+    return inputs;
+}
+
+std::string sweepInputsText(const std::vector<SweepInput> &inputs) {
+    std::string text;
+    for (const SweepInput &input : inputs) {
+        text += fmt::format("{}{}:{}", text.empty() ? "" : ",", opName(input.op), input.size);
+    }
+    return text;
+}
+
 Op parseOp(const std::string &name) {
     for (Op op : kAllOps) {
         if (name == opName(op)) return op;
@@ -374,14 +406,14 @@ double parseTimeMs(const std::string &text) {
     return value * scale;
 }
 
-double parseNoise(const std::string &text) {
+double parseNoise(const std::string &text, const char *what) {
     std::string number = text;
     if (!number.empty() && number.back() == '%') number.pop_back();
     char *end = nullptr;
     const double value = number.empty() ? 0 : std::strtod(number.c_str(), &end);
     if (number.empty() || end != number.c_str() + number.size() || !(value > 0) || !(value <= 100)) {
         throw std::invalid_argument(
-            fmt::format("'{}' is not a noise limit; use a percentage above 0 and at most 100: 0.5 or 0.5%", text));
+            fmt::format("'{}' is not {}; use a percentage above 0 and at most 100: 0.5 or 0.5%", text, what));
     }
     return value / 100;
 }
@@ -407,11 +439,15 @@ std::string samplingText(const Options &o) {
                                  "most {:g} s)",
                                  o.maxNoise * 100, o.minSamples, o.minTimeMs, o.maxTimeMs / 1000);
     std::string rounds;
-    if (o.processes > 1) {
+    const std::string perProcess = o.rounds > 1 ? fmt::format("{} rounds", o.rounds) : std::string("one round");
+    if (o.maxProcesses > o.processes) {
+        rounds = fmt::format("; {} in each of {} to {} processes, one after another, more for an input until its "
+                             "figures' 95% intervals are within +-{:g}%; a figure is the mean of its rounds' medians",
+                             perProcess, o.processes, o.maxProcesses, o.maxProcessError * 100);
+    } else if (o.processes > 1) {
         rounds = fmt::format("; {} in each of {} processes, one after another; a figure is the mean of the {} "
                              "rounds' medians",
-                             o.rounds > 1 ? fmt::format("{} rounds", o.rounds) : std::string("one round"), o.processes,
-                             o.rounds * o.processes);
+                             perProcess, o.processes, o.rounds * o.processes);
     } else if (o.rounds > 1) {
         rounds = fmt::format("; {} rounds, buffers allocated again for each; a figure is the mean of the rounds' "
                              "medians",
@@ -439,7 +475,8 @@ constexpr const char *kGradeGroup = "Grading a course submission (make run STUDE
 // conversion would read "010" as octal 8).
 struct RawText {
     std::string size, blockSize, seed, reps, warmup, sizes, blockSizes, keep, format;
-    std::string minSamples, minTime, maxNoise, maxTime, rounds, processes, childIndex;
+    std::string minSamples, minTime, maxNoise, maxTime, rounds, processes, maxProcesses, maxProcessError, childIndex,
+        childInputs;
     std::vector<std::string> ops;
 };
 
@@ -540,16 +577,24 @@ std::vector<CLI::Option *> addSweepOptions(CLI::App &app, Options &options, RawT
                     "faster or slower for a whole process, so figures over several processes agree better from run "
                     "to run (default 1; up to {})",
                     kMaxProcesses),
-        kSweepGroup, "N", [](const std::string &text) {
-            const int count = parseCount(text);
-            if (count < 1 || count > kMaxProcesses) {
-                throw std::invalid_argument(
-                    fmt::format("'{}' is not a count of processes; use 1 to {}", text, kMaxProcesses));
-            }
-        }));
+        kSweepGroup, "N", checkProcessCount));
+    sweepFlags.push_back(addChecked(
+        app, "--max-processes", raw.maxProcesses,
+        fmt::format("With --processes N: after the first N - 1 child processes, start more, up to M processes in "
+                    "all, each measuring only the inputs (op and size) where a figure's 95% interval over the "
+                    "processes so far is wider than --max-process-error; inputs whose processes agree are done "
+                    "early (default: N; up to {})",
+                    kMaxProcesses),
+        kSweepGroup, "M", checkProcessCount));
+    sweepFlags.push_back(addChecked(app, "--max-process-error", raw.maxProcessError,
+                                    "With --max-processes: the half-width of a figure's 95% interval, in percent of "
+                                    "it, within which its input needs no more processes: 1 (default), 0.5%",
+                                    kSweepGroup, "P",
+                                    [](const std::string &text) { parseNoise(text, "an error limit"); }));
     // A child process's flags, which the parent adds to the child's command line; not in --help.
     app.add_option("--child-cells", options.childCells)->group("");
     addChecked(app, "--child-index", raw.childIndex, "", "", "K", [](const std::string &text) { parseCount(text); });
+    app.add_option("--child-inputs", raw.childInputs)->group("");
     // Two flags, not CLI11's "--npot,!--no-npot", so that both together can be refused
     // and --help shows no "{false}".
     sweepFlags.push_back(
@@ -600,12 +645,32 @@ std::string finish(const RawText &raw, Options &options) {
     if (!raw.maxTime.empty()) options.maxTimeMs = parseTimeMs(raw.maxTime);
     if (!raw.rounds.empty()) options.rounds = parseCount(raw.rounds);
     if (!raw.processes.empty()) options.processes = parseCount(raw.processes);
+    if (!raw.maxProcesses.empty()) options.maxProcesses = parseCount(raw.maxProcesses);
+    if (!raw.maxProcessError.empty()) options.maxProcessError = parseNoise(raw.maxProcessError, "an error limit");
     if (!raw.childIndex.empty()) options.childIndex = parseCount(raw.childIndex);
+    if (!raw.childInputs.empty()) {
+        try {
+            options.childInputs = parseSweepInputs(raw.childInputs);
+        } catch (const std::invalid_argument &e) {
+            return fmt::format("--child-inputs: {}", e.what());
+        }
+    }
     if (options.processes > 1 && !canStartProcesses()) {
         return "--processes: this build cannot start child processes (it has no POSIX process spawning); use 1";
     }
-    if ((!options.childCells.empty() || !raw.childIndex.empty()) &&
-        (options.childCells.empty() || options.childIndex < 1 || options.childIndex >= options.processes)) {
+    if (!raw.maxProcesses.empty() && options.processes < 2) {
+        return "--max-processes: give --processes 2 or more with it, the processes every input is measured in";
+    }
+    if (!raw.maxProcesses.empty() && options.maxProcesses < options.processes) {
+        return fmt::format("--max-processes: {} is below --processes ({}); give {} to {}", options.maxProcesses,
+                           options.processes, options.processes, kMaxProcesses);
+    }
+    if (!raw.maxProcessError.empty() && options.maxProcesses <= options.processes) {
+        return "--max-process-error: only with a --max-processes above --processes, which it decides the count of";
+    }
+    if ((!options.childCells.empty() || !raw.childIndex.empty() || !raw.childInputs.empty()) &&
+        (options.childCells.empty() || options.childIndex < 1 ||
+         options.childIndex >= std::max(options.processes, options.maxProcesses))) {
         return "--child-cells: for the program's own child processes (--processes), with --child-index 1 to "
                "--processes - 1";
     }
@@ -700,7 +765,8 @@ int parseCommandLine(int argc, const char *const *argv, Options &options) {
                      "SIZE and SIZE - 3 and on edge cases, one call each on a poisoned output, as a table of cases x "
                      "functions (--format and --output take it; --backends picks its student-* columns)")
             ->group(kGradeGroup);
-    for (const char *sweepOnly : {"--sizes", "--block-sizes", "--ops", "--keep", "--npot", "--rounds", "--processes"}) {
+    for (const char *sweepOnly : {"--sizes", "--block-sizes", "--ops", "--keep", "--npot", "--rounds", "--processes",
+                                  "--max-processes", "--max-process-error"}) {
         grade->excludes(sweepOnly);
     }
 

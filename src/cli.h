@@ -34,10 +34,17 @@ struct Options {
     // A sweep runs in this many processes, one after another: N - 1 child processes of
     // the program (processes.h), then this one; a cell's figures pool every process's rounds.
     int processes = 1;
+    // With maxProcesses above processes, more child processes follow the first
+    // processes - 1, up to maxProcesses in all, each measuring only the inputs (op and
+    // size) where a figure's 95% interval over the processes so far is wider than
+    // +-maxProcessError of it (unsettledInputs); 0: as processes.
+    int maxProcesses = 0;
+    double maxProcessError = 0.01;
     // Set in a child process only, by the parent (hidden flags): the file it writes its
-    // cells to, and which process it is (1 to processes - 1).
+    // cells to, which process it is (from 1), and the inputs it measures (empty: all).
     std::string childCells;
     int childIndex = 0;
+    std::vector<SweepInput> childInputs;
 
     // A sweep runs instead of the course sequence when any sweep or report flag is given;
     // --grade runs the grade (grade.h) instead of either.
@@ -56,7 +63,7 @@ struct Options {
     std::vector<std::string> arguments;  // argv[1] on, for a child process's command line
 };
 
-/** The most processes a sweep runs in (--processes). */
+/** The most processes a sweep runs in (--processes, --max-processes). */
 constexpr int kMaxProcesses = 64;
 
 /** The --max-time of the course's test sequence unless given. */
@@ -94,6 +101,16 @@ std::vector<int> parseBlockSizeList(const std::string &text);
 /** "scan", "compact", "partition" or "sort"; throws std::invalid_argument naming them. */
 Op parseOp(const std::string &name);
 
+/**
+ * A child process's inputs as the parent writes them (sweepInputsText): "scan:1024,
+ * compact:4096", an op's name and a size each. Throws std::invalid_argument naming the
+ * item that is not one.
+ */
+std::vector<SweepInput> parseSweepInputs(const std::string &text);
+
+/** The text of `inputs` that parseSweepInputs reads back. */
+std::string sweepInputsText(const std::vector<SweepInput> &inputs);
+
 /** "nonzero", "mod:K" (K >= 1) or "gt:T"; throws std::invalid_argument naming them. */
 StreamCompaction::Predicate parsePredicate(const std::string &text);
 
@@ -114,8 +131,11 @@ std::string formatSize(long long n);
  */
 double parseTimeMs(const std::string &text);
 
-/** A noise limit: "0.5" or "0.5%" (percent), above 0 and at most 100; returns a fraction. */
-double parseNoise(const std::string &text);
+/**
+ * A noise limit: "0.5" or "0.5%" (percent), above 0 and at most 100; returns a fraction.
+ * Throws std::invalid_argument saying that the text is not `what` and what is accepted.
+ */
+double parseNoise(const std::string &text, const char *what = "a noise limit");
 
 /** The RunSettings the options ask for. */
 RunSettings runSettings(const Options &options);

@@ -16,6 +16,14 @@ constexpr Op kAllOps[] = {Op::Scan, Op::Compact, Op::Partition, Op::Sort, Op::So
 /** What a sweep runs when --ops is not given: the course's operations and its radix sort. */
 constexpr Op kDefaultOps[] = {Op::Scan, Op::Compact, Op::Partition, Op::Sort};
 
+/** One input of a sweep: an op at a size (its SIZE - 3 companion goes with it). */
+struct SweepInput {
+    Op op = Op::Scan;
+    long long size = 0;
+
+    bool operator==(const SweepInput &other) const { return op == other.op && size == other.size; }
+};
+
 /** Whether n is past the course's `int n` (2^31 - 1), so that only the 64-bit entry points take it. */
 constexpr bool pastIntSizes(long long n) { return n > std::numeric_limits<int>::max(); }
 

@@ -160,7 +160,33 @@ ChildCells readChildCells(std::istream &in, const std::string &who, int exitStat
     return cells;
 }
 
-std::string processLabel(int index, int processes) { return fmt::format("process {} of {}", index, processes); }
+std::string processLabel(int index, int processes, int maxProcesses) {
+    return maxProcesses > processes ? fmt::format("process {} of up to {}", index, maxProcesses)
+                                    : fmt::format("process {} of {}", index, processes);
+}
+
+std::vector<SweepInput> unsettledInputs(const std::vector<SweepInput> &inputs, const std::vector<ChildCells> &children,
+                                        double maxError) {
+    std::vector<bool> unsettled(inputs.size(), false);
+    for (const ChildCells &cells : children) {
+        for (const auto &[key, cell] : cells) {
+            const SweepInput input{key.op, key.npot ? key.size + 3 : key.size};
+            const auto at = std::find(inputs.begin(), inputs.end(), input);
+            if (at == inputs.end() || unsettled[static_cast<std::size_t>(at - inputs.begin())]) continue;
+            int passed = 0;
+            const std::vector<std::vector<double>> rounds = childRounds(key, children, &passed);
+            if (passed == 0) continue;
+            // 1.96 x the relative standard error: the half-width of the row's 95% interval
+            unsettled[static_cast<std::size_t>(at - inputs.begin())] =
+                passed == 1 || 1.959964 * poolRounds(rounds).all.relativeError() > maxError;
+        }
+    }
+    std::vector<SweepInput> chosen;
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
+        if (unsettled[i]) chosen.push_back(inputs[i]);
+    }
+    return chosen;
+}
 
 std::vector<double> everyLaunchGap(const std::vector<double> &childGaps, double ownGap, int processes) {
     std::vector<double> gaps = childGaps;

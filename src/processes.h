@@ -65,8 +65,8 @@ std::unique_ptr<Reporter> makeChildRecorder(std::FILE *out, const std::string &w
  */
 ChildCells readChildCells(std::istream &in, const std::string &who, int exitStatus, double *launchGapUs = nullptr);
 
-/** "process 2 of 4". */
-std::string processLabel(int index, int processes);
+/** "process 2 of 4"; "process 14 of up to 64" where `maxProcesses` is above `processes`. */
+std::string processLabel(int index, int processes, int maxProcesses = 0);
 
 /**
  * Every process's launch gap, in the order they ran: the children's (`childGaps`, 0 where
@@ -89,6 +89,17 @@ void mergeChildVerdicts(Row &row, const std::vector<ChildCells> &children, int p
  */
 std::vector<std::vector<double>> childRounds(const CellKey &key, const std::vector<ChildCells> &children,
                                              int *processes = nullptr);
+
+/**
+ * The inputs of `inputs` that need more processes (--max-processes): those with a cell
+ * that one child alone has passed so far, or whose rounds over the children that passed
+ * it give its figure a 95% interval wider than +-maxError of it, as the row's own interval
+ * would take them (poolRounds, Statistics::relativeError). A cell no child passed is left
+ * to its row's verdict; a SIZE - 3 companion's cell speaks for its input. In the order of
+ * `inputs`.
+ */
+std::vector<SweepInput> unsettledInputs(const std::vector<SweepInput> &inputs, const std::vector<ChildCells> &children,
+                                        double maxError);
 
 /**
  * An empty file with a unique name in $TMPDIR (or /tmp), for a child's cells, removed when

@@ -367,7 +367,9 @@ public:
           children_(std::move(children)),
           settings_(runSettings(options)),
           progress_(cellCount(), !options.quiet && stderrIsTerminal(),
-                    options.processes > 1 ? processLabel(thisProcess(options), options.processes) + ": " : "") {}
+                    options.processes > 1
+                        ? processLabel(thisProcess(options), options.processes, options.maxProcesses) + ": "
+                        : "") {}
 
     // Returns how many cells passed, failed and were skipped. Stops early, between cells,
     // on SIGINT or SIGTERM.
@@ -378,7 +380,7 @@ public:
             if (backends.empty()) continue;
             for (long long size : options_.sizes) {
                 if (stopSignal) break;
-                runSize(op, size, backends);
+                if (measures(op, size)) runSize(op, size, backends);
             }
             progress_.clear();
             for (Reporter *reporter : reporters_) reporter->endOp();
@@ -390,13 +392,20 @@ public:
     }
 
 private:
+    // Whether this process measures the input: every one, except in a child given some
+    // (--max-processes).
+    bool measures(Op op, long long size) const {
+        const auto &only = options_.childInputs;
+        return only.empty() || std::find(only.begin(), only.end(), SweepInput{op, size}) != only.end();
+    }
+
     long long cellCount() const {
         long long cells = 0;
         for (Op op : options_.ops) {
             for (const Backend *backend : sweepBackends(options_, op)) {
                 const auto perInput = static_cast<long long>(blockSizesFor(*backend, options_));
                 for (long long size : options_.sizes)
-                    cells += perInput * static_cast<long long>(variants(options_, size).size());
+                    if (measures(op, size)) cells += perInput * static_cast<long long>(variants(options_, size).size());
             }
         }
         return cells;
@@ -875,7 +884,9 @@ using CellLists = std::vector<std::unique_ptr<TemporaryFile>>;
 // error, or "".
 std::string makeCellLists(const Options &options, CellLists &lists) {
     try {
-        for (int k = 1; k < options.processes; ++k) lists.push_back(std::make_unique<TemporaryFile>());
+        for (int k = 1; k < std::max(options.processes, options.maxProcesses); ++k) {
+            lists.push_back(std::make_unique<TemporaryFile>());
+        }
     } catch (const std::runtime_error &e) {
         return fmt::format("--processes: {}", e.what());
     }
@@ -885,8 +896,19 @@ std::string makeCellLists(const Options &options, CellLists &lists) {
 // Set by a test: the children's cells that runChildren then returns, no child started.
 const std::vector<ChildCells> *childrenForTesting = nullptr;
 
+// Every input of the sweep, op by op.
+std::vector<SweepInput> sweepInputs(const Options &options) {
+    std::vector<SweepInput> inputs;
+    for (Op op : options.ops) {
+        for (long long size : options.sizes) inputs.push_back({op, size});
+    }
+    return inputs;
+}
+
 // The child processes of a sweep in several processes, one after another, each running
-// the sweep this one was asked for and writing its cells to its file of `lists`; returns
+// the sweep this one was asked for and writing its cells to its file of `lists`; past the
+// first processes - 1, with --max-processes, each measures only the inputs that the
+// children before it left unsettled (unsettledInputs), and they stop when none is. Returns
 // their cells, process by process, and adds their launch gaps to `gaps` (0 where one was
 // not measured). Stops, with what it has, when a signal stops the sweep; throws when a
 // child ends before its sweep did (its error is on stderr).
@@ -895,15 +917,24 @@ std::vector<ChildCells> runChildren(const Options &options, const CellLists &lis
     std::vector<ChildCells> children;
     if (!lists.empty() && Common::deviceAvailable()) Common::releaseWorkspaces();  // the children's memory
     const std::string program = thisProgram(options.program);
+    const std::vector<SweepInput> inputs = sweepInputs(options);
     for (std::size_t k = 1; k <= lists.size() && !stopSignal; ++k) {
+        std::vector<SweepInput> only;  // empty: every input
+        if (static_cast<int>(k) >= options.processes) {
+            only = unsettledInputs(inputs, children, options.maxProcessError);
+            if (only.empty()) break;
+            if (only.size() == inputs.size()) only.clear();
+        }
         const std::string &path = lists[k - 1]->path();
         std::vector<std::string> arguments = options.arguments;
         arguments.insert(arguments.end(), {"--child-cells", path, "--child-index", std::to_string(k)});
+        if (!only.empty()) arguments.insert(arguments.end(), {"--child-inputs", sweepInputsText(only)});
         const int status = runProcess(program, arguments, &stopSignal);
         if (stopSignal) break;
         std::ifstream in(path);
         double gap = 0;
-        children.push_back(readChildCells(in, processLabel(static_cast<int>(k), options.processes), status, &gap));
+        children.push_back(readChildCells(
+            in, processLabel(static_cast<int>(k), options.processes, options.maxProcesses), status, &gap));
         gaps.push_back(gap);
     }
     return children;
@@ -951,7 +982,11 @@ int runSweep(const Options &options) {
         // Stopped before this process's own sweep: no cell has been measured by every process.
         const int stoppedInChild =
             stopSignal && options.processes > 1 ? static_cast<int>(children.size()) + 1 : 0;
-        if (!stopSignal) tally = Sweep(options, reporters, copy, std::move(floors), std::move(children)).run();
+        // This process is the last: with --max-processes, the count is known only now.
+        Options own = options;
+        if (options.processes > 1) own.processes = static_cast<int>(children.size()) + 1;
+        own.maxProcesses = 0;
+        if (!stopSignal) tally = Sweep(own, reporters, copy, std::move(floors), std::move(children)).run();
         const std::string stoppedBy = stopSignal == 0 ? "" : stopSignal == SIGINT ? "SIGINT" : "SIGTERM";
         if (context.gpu && stoppedBy.empty()) {
             // The ceiling again: a GPU whose copy bandwidth moved during the sweep (clocks,
@@ -968,7 +1003,7 @@ int runSweep(const Options &options) {
                 fmt::print(stderr, "cis565_stream_compaction: warning: {}\n", warning);
             }
             context.copyBandwidthEndGBs = end.GBs;
-            context.launchGapsUs = everyLaunchGap(gaps, context.launchGapUs, options.processes);
+            context.launchGapsUs = everyLaunchGap(gaps, context.launchGapUs, own.processes);
             for (Reporter *reporter : open) reporter->closingContext(context);
         }
         while (!open.empty()) {
@@ -984,7 +1019,7 @@ int runSweep(const Options &options) {
                 fmt::print(stderr,
                            "cis565_stream_compaction: stopped by {} while {} ran; a cell is reported once every "
                            "process has measured it, so the report has no rows\n",
-                           stoppedBy, processLabel(stoppedInChild, options.processes));
+                           stoppedBy, processLabel(stoppedInChild, options.processes, options.maxProcesses));
             } else {
                 fmt::print(stderr,
                            "cis565_stream_compaction: stopped by {}; the rows finished before it are in the report\n",

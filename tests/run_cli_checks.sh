@@ -89,6 +89,26 @@ PY
 grep -q 'one after another; a figure is the mean of the 6 rounds' "$dir/p.txt" ||
   fail "the report's sampling line does not say how the processes make a figure"
 [ -z "$(ls "$dir/tmp")" ] || fail "a child's cell list was left behind: $(ls "$dir/tmp")"
+# --max-processes: under an error limit no figure meets, children follow the first until
+# the sweep has run in the most processes allowed, every row pooling all of them.
+bad --max-processes 4
+bad --processes 4 --max-processes 2
+bad --processes 2 --max-process-error 1
+TMPDIR="$dir/tmp" "$program" --sizes 2^8,2^10 --no-npot --backends cpu --ops scan --reps 3 --processes 2 \
+  --max-processes 4 --max-process-error 0.000001 --output "$dir/m.csv" >"$dir/m.txt" 2>"$dir/m.err" ||
+  fail "the sweep in 2 to 4 processes exited $?: $(cat "$dir/m.err")"
+python3 - "$dir/m.csv" <<'PY' || fail "the sweep in 2 to 4 processes did not pool 4 processes a row"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1], newline="")))
+assert len(rows) == 2, len(rows)
+for r in rows:
+    assert r["verified"] == "passed", r
+    assert r["rounds"] == "4" and r["samples"] == "12", (r["rounds"], r["samples"])
+    assert "4 rounds in 4 processes: medians " in r["note"], r["note"]
+PY
+grep -q 'one round in each of 2 to 4 processes, one after another, more for an input' "$dir/m.txt" ||
+  fail "the report's sampling line does not say that processes are added until the figures settle"
+[ -z "$(ls "$dir/tmp")" ] || fail "a cell list of the sweep in 2 to 4 processes was left behind: $(ls "$dir/tmp")"
 TMPDIR="$dir/tmp" "$program" --sizes 2^16:2^26 --backends cpu --ops scan,compact,sort --reps 3 --quiet --processes 3 \
   --output "$dir/k.json" >"$dir/k.out" 2>"$dir/k.err" &
 parent=$!

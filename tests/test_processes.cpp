@@ -136,11 +136,11 @@ TEST(ChildCells, AListCutShortNamesTheProcessAndHowItEnded) {
 TEST(ChildCells, ALineItCannotReadIsRefusedByNumber) {
     const std::string header = "cis565_stream_compaction child cells 1\n";
     EXPECT_NE(refusal("cis565_stream_compaction child cells 2\nend\n").find("line 1"), std::string::npos);
-    for (const std::string &line : {"cell reduce cpu 16 0 0 p 0", "cell scan cpu 16 0 0 x 0", "cell scan cpu 16 0",
-                                    "cell scan cpu 16 0 0 p 0 extra",
-                                    "round 1.5", "cell scan cpu 16 0 0 p 0\nround 1.5 fast", "what", "gap", "gap fast",
-                                    "gap 0", "gap -1.4", "gap 1.4 us", "cell scan cpu 16 0 0 p 0\ngap 1.4",
-                                    "gap 1.4\ngap 1.5"}) {
+    for (const char *line : {"cell reduce cpu 16 0 0 p 0", "cell scan cpu 16 0 0 x 0", "cell scan cpu 16 0",
+                             "cell scan cpu 16 0 0 p 0 extra",
+                             "round 1.5", "cell scan cpu 16 0 0 p 0\nround 1.5 fast", "what", "gap", "gap fast",
+                             "gap 0", "gap -1.4", "gap 1.4 us", "cell scan cpu 16 0 0 p 0\ngap 1.4",
+                             "gap 1.4\ngap 1.5"}) {
         SCOPED_TRACE(line);
         const std::string message = refusal(header + line + "\nend\n");
         EXPECT_NE(message.find("process 2 of 4 wrote a cell list this program cannot read"), std::string::npos)
@@ -210,6 +210,46 @@ TEST(ChildCells, TheRoundsOfEveryPassedChildInProcessOrder) {
     EXPECT_TRUE(childRounds(keyOf(scan), {}).empty());
 }
 
-TEST(ChildCells, ProcessesAreCountedFromOne) { EXPECT_EQ(processLabel(1, 8), "process 1 of 8"); }
+TEST(ChildCells, ProcessesAreCountedFromOne) {
+    EXPECT_EQ(processLabel(1, 8), "process 1 of 8");
+    EXPECT_EQ(processLabel(14, 8, 64), "process 14 of up to 64");
+    EXPECT_EQ(processLabel(3, 8, 8), "process 3 of 8");
+}
+
+// --max-processes: an input needs more processes while one of its cells (its SIZE - 3
+// companion's included) has a 95% interval over the children wider than the limit, or
+// one child alone has passed it; cells that no child passed do not hold it back.
+TEST(ChildCells, AnInputIsUnsettledWhileACellsIntervalIsWiderThanTheLimit) {
+    const std::vector<SweepInput> inputs{{Op::Scan, 1024}, {Op::Scan, 4096}, {Op::Compact, 1024}, {Op::Sort, 1024}};
+    std::vector<ChildCells> children(4);
+    // scan 1024: four medians 1.00, 1.02, 0.98, 1.00 -> standard deviation 0.0163, error
+    // of the mean 0.0082, times t(3) = 3.182: a half-width of 2.6%.
+    const Row scan = cell(Op::Scan, "cpu", 1024, false, std::nullopt);
+    const double medians[] = {1.00, 1.02, 0.98, 1.00};
+    for (int k = 0; k < 4; ++k) children[k][keyOf(scan)].rounds = {std::vector<double>(100, medians[k])};
+    // scan 4096 agrees exactly in every child; its companion (4093) reads 2.0 and 1.998 in
+    // turns: a half-width of 0.09%.
+    const Row big = cell(Op::Scan, "cpu", 4096, false, std::nullopt);
+    const Row companion = cell(Op::Scan, "cpu", 4093, true, std::nullopt);
+    for (int k = 0; k < 4; ++k) {
+        children[k][keyOf(big)].rounds = {std::vector<double>(100, 2.0)};
+        children[k][keyOf(companion)].rounds = {std::vector<double>(100, 2.0 - 0.002 * (k % 2))};
+    }
+    // compact 1024: passed in one child only (the others failed it).
+    const Row compact = cell(Op::Compact, "cpu", 1024, false, std::nullopt);
+    children[0][keyOf(compact)].rounds = {std::vector<double>(100, 1.0)};
+    for (int k = 1; k < 4; ++k) children[k][keyOf(compact)] = {Row::Status::Failed, "a[0] = 1", false, {}};
+    // sort 1024: skipped everywhere.
+    for (int k = 0; k < 4; ++k) children[k][keyOf(cell(Op::Sort, "cub", 1024, false, std::nullopt))].status =
+        Row::Status::Skipped;
+
+    EXPECT_EQ(unsettledInputs(inputs, children, 0.02), (std::vector<SweepInput>{{Op::Scan, 1024}, {Op::Compact, 1024}}));
+    EXPECT_EQ(unsettledInputs(inputs, children, 0.03), (std::vector<SweepInput>{{Op::Compact, 1024}}));
+    // Under a limit of 0.05%, scan 4096's companion holds its input back.
+    EXPECT_EQ(unsettledInputs(inputs, children, 0.0005),
+              (std::vector<SweepInput>{{Op::Scan, 1024}, {Op::Scan, 4096}, {Op::Compact, 1024}}));
+    // No children yet, or none that measured anything: nothing to chase.
+    EXPECT_TRUE(unsettledInputs(inputs, {}, 0.01).empty());
+}
 
 }  // namespace

@@ -24,6 +24,7 @@
 #include "cli.h"
 #include "cli_test_support.h"
 #include "platform.h"
+#include "processes.h"
 #include "runner.h"
 #include "sweep.h"
 #include "test_support.h"
@@ -135,6 +136,7 @@ TEST(SweepCommandLine, EverySweepOrReportFlagAsksForASweep) {
         {"--sizes", "2^10"}, {"--block-sizes", "256"}, {"--ops", "scan"},    {"--keep", "gt:1"},
         {"--npot"},          {"--no-npot"},            {"--format", "csv"}, {"--output", "x.csv"},
         {"--rounds", "2"},   {"--processes", "2"},
+        {"--processes", "2", "--max-processes", "4"},
     };
     for (const auto &line : lines) {
         Options options;
@@ -168,6 +170,33 @@ TEST(SweepCommandLine, ReadsEveryFlag) {
     EXPECT_EQ(options.arguments.front(), "--sizes");
     EXPECT_EQ(options.arguments.back(), "4");
     EXPECT_TRUE(options.childCells.empty());
+}
+
+// --max-processes and its limit; the flags a child with inputs of its own is given.
+TEST(SweepCommandLine, ReadsTheProcessLimits) {
+    Options options;
+    std::string errors;
+    ASSERT_EQ(parseArgs({"--processes", "4", "--max-processes", "16", "--max-process-error", "0.5%"}, options, errors),
+              -1)
+        << errors;
+    EXPECT_EQ(options.processes, 4);
+    EXPECT_EQ(options.maxProcesses, 16);
+    EXPECT_DOUBLE_EQ(options.maxProcessError, 0.005);
+    Options child;
+    ASSERT_EQ(parseArgs({"--processes", "4", "--max-processes", "16", "--child-cells", "x", "--child-index", "9",
+                         "--child-inputs", "scan:1024,compact:2^12"},
+                        child, errors),
+              -1)
+        << errors;
+    EXPECT_EQ(child.childIndex, 9);
+    ASSERT_EQ(child.childInputs.size(), 2u);
+    EXPECT_TRUE((child.childInputs[0] == Harness::SweepInput{Op::Scan, 1024}));
+    EXPECT_TRUE((child.childInputs[1] == Harness::SweepInput{Op::Compact, 4096}));
+    EXPECT_EQ(Harness::sweepInputsText(child.childInputs), "scan:1024,compact:4096");
+    Options plain;
+    ASSERT_EQ(parseArgs({"--processes", "4"}, plain, errors), -1) << errors;
+    EXPECT_EQ(plain.maxProcesses, 0);
+    EXPECT_DOUBLE_EQ(plain.maxProcessError, 0.01);
 }
 
 TEST(SweepCommandLine, DefaultsFollowTheCourseFlags) {
@@ -230,6 +259,17 @@ TEST(SweepCommandLine, BadInputGetsOneLineAndStatus2) {
         {{"--child-cells", "x", "--sizes", "2^10"}, "--child-cells"},
         {{"--child-cells", "x", "--child-index", "2", "--processes", "2"}, "--child-cells"},
         {{"--child-index", "1", "--processes", "2"}, "--child-cells"},
+        {{"--max-processes", "4"}, "--max-processes"},
+        {{"--processes", "8", "--max-processes", "4"}, "--max-processes"},
+        {{"--processes", "2", "--max-processes", "65"}, "--max-processes"},
+        {{"--grade", "--max-processes", "2"}, "--max-processes"},
+        {{"--processes", "4", "--max-process-error", "1"}, "--max-process-error"},
+        {{"--processes", "2", "--max-processes", "4", "--max-process-error", "0"}, "--max-process-error"},
+        {{"--processes", "2", "--max-processes", "4", "--max-process-error", "101%"}, "--max-process-error"},
+        {{"--child-inputs", "scan:1024", "--processes", "2"}, "--child-cells"},
+        {{"--child-cells", "x", "--child-index", "1", "--processes", "2", "--child-inputs", "reduce:4"},
+         "--child-inputs"},
+        {{"--child-cells", "x", "--child-index", "4", "--processes", "2", "--max-processes", "4"}, "--child-cells"},
     };
     for (const BadLine &bad : cases) {
         Options options;
@@ -258,12 +298,19 @@ TEST(SweepCommandLine, TheSamplingTextSaysHowRoundsAndProcessesMakeAFigure) {
     options.rounds = 1;
     EXPECT_NE(Harness::samplingText(options).find("; one round in each of 4 processes"), std::string::npos)
         << Harness::samplingText(options);
+    options.maxProcesses = 32;
+    options.maxProcessError = 0.005;
+    EXPECT_NE(Harness::samplingText(options).find("; one round in each of 4 to 32 processes, one after another, more "
+                                                  "for an input until its figures' 95% intervals are within +-0.5%"),
+              std::string::npos)
+        << Harness::samplingText(options);
 }
 
 TEST(SweepCommandLine, HelpGroupsTheFlags) {
     const std::string help = TestSupport::printedBy({"--help"});
     for (const char *text : {"Sweep", "Reports", "--sizes", "--block-sizes", "--ops", "--keep", "--no-npot", "--format",
-                             "--output", "--quiet", "--warmup", "--rounds", "--processes"}) {
+                             "--output", "--quiet", "--warmup", "--rounds", "--processes", "--max-processes",
+                             "--max-process-error"}) {
         EXPECT_NE(help.find(text), std::string::npos) << text;
     }
     // The flags the program gives its own child processes are not the user's.
@@ -552,6 +599,29 @@ TEST(Sweep, ThreeProcessesPoolTheChildrensRoundsOfEachCell) {
     EXPECT_EQ(rows["compact 256"]["note"], "process 1 of 3: a[17] = 3 where 4 was expected");
     EXPECT_NEAR(median("compact 253"), (30 + 60) / 3.0, 0.01);
     EXPECT_EQ(rows["compact 253"]["verified"], "passed");
+}
+
+// A child process given inputs of its own (--max-processes) measures those alone, a
+// size's SIZE - 3 companion with it, and writes their cells for the parent.
+TEST(Sweep, AChildGivenInputsMeasuresThoseAlone) {
+    const std::string path = testing::TempDir() + "child-inputs-cells.txt";
+    std::string out;
+    const int status = runSweepCapturing({"--ops", "scan,compact", "--backends", "cpu", "--sizes", "2^8,2^10", "--reps",
+                                          "3", "--processes", "2", "--max-processes", "4", "--child-cells",
+                                          path.c_str(), "--child-index", "3", "--child-inputs", "compact:256",
+                                          "--quiet"},
+                                         out);
+    EXPECT_EQ(status, 0) << out;
+    std::ifstream in(path);
+    const Harness::ChildCells cells = Harness::readChildCells(in, "process 3 of up to 4", status);
+    std::remove(path.c_str());
+    std::vector<std::string> measured;
+    for (const auto &[key, cell] : cells) {
+        measured.push_back(std::string(Harness::opName(key.op)) + " " + std::to_string(key.size));
+        EXPECT_EQ(cell.status, Harness::Row::Status::Passed);
+        EXPECT_EQ(cell.rounds.size(), 1u);
+    }
+    EXPECT_EQ(measured, (std::vector<std::string>{"compact 253", "compact 256"}));
 }
 
 // The device outputs a sweep's GPU cells were allocated at, by back end, round by round.

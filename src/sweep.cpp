@@ -893,8 +893,10 @@ std::string makeCellLists(const Options &options, CellLists &lists) {
     return "";
 }
 
-// Set by a test: the children's cells that runChildren then returns, no child started.
+// Set by a test: the children's cells that runChildren then returns, no child started;
+// or what stands in for each child process.
 const std::vector<ChildCells> *childrenForTesting = nullptr;
+const ChildRunner *childRunnerForTesting = nullptr;
 
 // Every input of the sweep, op by op.
 std::vector<SweepInput> sweepInputs(const Options &options) {
@@ -929,6 +931,11 @@ std::vector<ChildCells> runChildren(const Options &options, const CellLists &lis
         std::vector<std::string> arguments = options.arguments;
         arguments.insert(arguments.end(), {"--child-cells", path, "--child-index", std::to_string(k)});
         if (!only.empty()) arguments.insert(arguments.end(), {"--child-inputs", sweepInputsText(only)});
+        if (childRunnerForTesting) {
+            children.push_back((*childRunnerForTesting)(static_cast<int>(k), arguments));
+            gaps.push_back(0);
+            continue;
+        }
         const int status = runProcess(program, arguments, &stopSignal);
         if (stopSignal) break;
         std::ifstream in(path);
@@ -943,6 +950,8 @@ std::vector<ChildCells> runChildren(const Options &options, const CellLists &lis
 }  // namespace
 
 void setChildrenForTesting(const std::vector<ChildCells> *children) { childrenForTesting = children; }
+
+void setChildRunnerForTesting(const ChildRunner *runner) { childRunnerForTesting = runner; }
 
 int runSweep(const Options &options) {
     if (!options.childCells.empty()) return runChildSweep(options);

@@ -4,6 +4,7 @@
 // each cell finishes.
 
 #include <cstddef>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -77,6 +78,14 @@ std::string cellSkipReason(const StreamCompaction::Backend &backend, Op op, long
  * of starting child processes; nullptr, the default, starts them.
  */
 void setChildrenForTesting(const std::vector<ChildCells> *children);
+
+/**
+ * For tests: each child process a sweep would start is this call instead, given the
+ * child's index (from 1) and the arguments it would have been started with, and returning
+ * its cells; nullptr, the default, starts them.
+ */
+using ChildRunner = std::function<ChildCells(int index, const std::vector<std::string> &arguments)>;
+void setChildRunnerForTesting(const ChildRunner *runner);
 
 /**
  * Runs the sweep `options` describe, writing the report to stdout in options.format and

@@ -601,6 +601,49 @@ TEST(Sweep, ThreeProcessesPoolTheChildrensRoundsOfEachCell) {
     EXPECT_EQ(rows["compact 253"]["verified"], "passed");
 }
 
+// --max-processes, its children stood in for: past the first N - 1, a child is started
+// for the inputs not yet settled alone, and none once every input has settled. scan 1024
+// reads the same in every child, so two settle it; scan 256's medians 1, 2, 1.5 and 1.5
+// give 95% intervals of +-423%, +-83% and +-43% after two, three and four children.
+TEST(Sweep, MoreProcessesMeasureOnlyTheInputsNotYetSettled) {
+    using Harness::CellKey;
+    const CellKey small{Op::Scan, "cpu", 256, false, 0}, large{Op::Scan, "cpu", 1024, false, 0};
+    const double smallMedians[] = {1.0, 2.0, 1.5, 1.5, 1.5, 1.5, 1.5};
+    std::vector<std::vector<std::string>> started;
+    const Harness::ChildRunner runner = [&](int index, const std::vector<std::string> &arguments) {
+        started.push_back(arguments);
+        Harness::ChildCells cells;
+        cells[small].rounds = {std::vector<double>(3, smallMedians[index - 1])};
+        const auto only = std::find(arguments.begin(), arguments.end(), "--child-inputs");
+        if (only == arguments.end()) cells[large].rounds = {std::vector<double>(3, 1.0)};
+        return cells;
+    };
+    Harness::setChildRunnerForTesting(&runner);
+    std::string csv;
+    const int status = runSweepCapturing({"--ops", "scan", "--backends", "cpu", "--sizes", "2^8,2^10", "--no-npot",
+                                          "--reps", "3", "--processes", "2", "--max-processes", "8",
+                                          "--max-process-error", "50%", "--format", "csv", "--quiet"},
+                                         csv);
+    Harness::setChildRunnerForTesting(nullptr);
+    EXPECT_EQ(status, 0) << csv;
+    ASSERT_EQ(started.size(), 4u);
+    for (std::size_t k = 0; k < started.size(); ++k) {
+        const auto only = std::find(started[k].begin(), started[k].end(), "--child-inputs");
+        if (k < 2) {
+            EXPECT_EQ(only, started[k].end()) << "child " << k + 1;
+        } else {
+            ASSERT_NE(only, started[k].end()) << "child " << k + 1;
+            EXPECT_EQ(*(only + 1), "scan:256") << "child " << k + 1;
+        }
+    }
+    const CsvReport report(csv);
+    ASSERT_EQ(report.rows.size(), 2u) << csv;
+    for (const auto &row : report.rows) {
+        // the parent's own round besides the children's
+        EXPECT_EQ(report.field(row, "rounds"), report.field(row, "size") == "256" ? "5" : "3") << csv;
+    }
+}
+
 // A child process given inputs of its own (--max-processes) measures those alone, a
 // size's SIZE - 3 companion with it, and writes their cells for the parent.
 TEST(Sweep, AChildGivenInputsMeasuresThoseAlone) {

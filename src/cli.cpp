@@ -671,8 +671,8 @@ std::string finish(const RawText &raw, Options &options) {
     if ((!options.childCells.empty() || !raw.childIndex.empty() || !raw.childInputs.empty()) &&
         (options.childCells.empty() || options.childIndex < 1 ||
          options.childIndex >= std::max(options.processes, options.maxProcesses))) {
-        return "--child-cells: for the program's own child processes (--processes), with --child-index 1 to "
-               "--processes - 1";
+        return "--child-cells: for the program's own child processes (--processes), with a --child-index from 1 to "
+               "one less than the processes";
     }
     // The course's test sequence prints one figure per test, about forty of them: half a
     // second each keeps the default run short.

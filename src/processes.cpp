@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <istream>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 
@@ -167,19 +169,32 @@ std::string processLabel(int index, int processes, int maxProcesses) {
 
 std::vector<SweepInput> unsettledInputs(const std::vector<SweepInput> &inputs, const std::vector<ChildCells> &children,
                                         double maxError) {
-    std::vector<bool> unsettled(inputs.size(), false);
+    std::set<CellKey> keys;
     for (const ChildCells &cells : children) {
-        for (const auto &[key, cell] : cells) {
-            const SweepInput input{key.op, key.npot ? key.size + 3 : key.size};
-            const auto at = std::find(inputs.begin(), inputs.end(), input);
-            if (at == inputs.end() || unsettled[static_cast<std::size_t>(at - inputs.begin())]) continue;
-            int passed = 0;
-            const std::vector<std::vector<double>> rounds = childRounds(key, children, &passed);
-            if (passed == 0) continue;
-            // 1.96 x the relative standard error: the half-width of the row's 95% interval
-            unsettled[static_cast<std::size_t>(at - inputs.begin())] =
-                passed == 1 || 1.959964 * poolRounds(rounds).all.relativeError() > maxError;
+        for (const auto &entry : cells) keys.insert(entry.first);
+    }
+    std::vector<bool> unsettled(inputs.size(), false);
+    for (const CellKey &key : keys) {
+        const auto at = std::find(inputs.begin(), inputs.end(), SweepInput{key.op, key.npot ? key.size + 3 : key.size});
+        if (at == inputs.end() || unsettled[static_cast<std::size_t>(at - inputs.begin())]) continue;
+        // Each child that passed the cell gives one figure, the mean of its rounds'
+        // medians: its rounds share its state, so they count once. A cell a child failed
+        // has its row's verdict already, and more processes would not change it.
+        RunningNoise figures;
+        bool failed = false;
+        for (const ChildCells &cells : children) {
+            const auto found = cells.find(key);
+            if (found == cells.end()) continue;
+            failed = failed || found->second.status == Row::Status::Failed;
+            if (found->second.status != Row::Status::Passed || found->second.rounds.empty()) continue;
+            figures.add(poolRounds(found->second.rounds).all.medianMs);
         }
+        if (failed || figures.samples() == 0) continue;
+        // the half-width of the figures' mean's 95% interval, relative to it
+        const double halfWidth = figures.samples() < 2 ? 0
+                                                       : studentT975(figures.samples() - 1) * figures.noise() /
+                                                             std::sqrt(static_cast<double>(figures.samples()));
+        unsettled[static_cast<std::size_t>(at - inputs.begin())] = figures.samples() == 1 || halfWidth > maxError;
     }
     std::vector<SweepInput> chosen;
     for (std::size_t i = 0; i < inputs.size(); ++i) {

@@ -101,7 +101,7 @@ std::vector<Field> contextFields(const Context &c) {
         {"launch_gap_us", "GPU time per launch in a chain of empty kernels, us",
          c.gpu && c.launchGapUs > 0 ? Value(c.launchGapUs) : Value()},
         {"launch_gap_method", "Launch gap measurement", c.gpu ? Value(c.launchGapMethod) : Value()},
-        {"processes", "Processes each figure is measured in", static_cast<long long>(c.processes)},
+        {"processes", "Processes each figure is measured in, at least", static_cast<long long>(c.processes)},
         {"launch_gaps_us", "Launch gap of each process, in the order they ran, us",
          c.launchGapsUs.empty() ? Value() : Value(launchGapsText(c.launchGapsUs))},
         {"l2_flush", "L2 flush before a cold call", c.gpu ? Value(c.l2Flush) : Value()},

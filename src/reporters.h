@@ -44,7 +44,7 @@ struct Context {
     std::string launchFloors;     // each GPU back end's empty call (n = 0): "cub scan 0.0031 ms, ..."
     double launchGapUs = 0;       // the GPU's time per launch of empty kernels in a row (measureLaunchGap); 0 without a GPU
     std::string launchGapMethod;  // how it was measured
-    int processes = 1;            // how many processes measure each figure (--processes)
+    int processes = 1;            // how many processes measure each figure at least (--processes)
     // With --processes: every process's launch gap, in the order they ran (this one last);
     // known at the end of the run (Reporter::closingContext), empty until then.
     std::vector<double> launchGapsUs;

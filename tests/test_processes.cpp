@@ -217,10 +217,12 @@ TEST(ChildCells, ProcessesAreCountedFromOne) {
 }
 
 // --max-processes: an input needs more processes while one of its cells (its SIZE - 3
-// companion's included) has a 95% interval over the children wider than the limit, or
-// one child alone has passed it; cells that no child passed do not hold it back.
+// companion's included) has a 95% interval over the children's figures wider than the
+// limit, or one child alone has passed it; a child's rounds make one figure; cells that
+// no child passed, or that one failed, do not hold their input back.
 TEST(ChildCells, AnInputIsUnsettledWhileACellsIntervalIsWiderThanTheLimit) {
-    const std::vector<SweepInput> inputs{{Op::Scan, 1024}, {Op::Scan, 4096}, {Op::Compact, 1024}, {Op::Sort, 1024}};
+    const std::vector<SweepInput> inputs{{Op::Scan, 1024},    {Op::Scan, 4096},   {Op::Compact, 1024},
+                                         {Op::Compact, 4096}, {Op::Sort, 1024},   {Op::Partition, 1024}};
     std::vector<ChildCells> children(4);
     // scan 1024: four medians 1.00, 1.02, 0.98, 1.00 -> standard deviation 0.0163, error
     // of the mean 0.0082, times t(3) = 3.182: a half-width of 2.6%.
@@ -235,21 +237,39 @@ TEST(ChildCells, AnInputIsUnsettledWhileACellsIntervalIsWiderThanTheLimit) {
         children[k][keyOf(big)].rounds = {std::vector<double>(100, 2.0)};
         children[k][keyOf(companion)].rounds = {std::vector<double>(100, 2.0 - 0.002 * (k % 2))};
     }
-    // compact 1024: passed in one child only (the others failed it).
+    // compact 1024: passed in one child only (skipped in the others).
     const Row compact = cell(Op::Compact, "cpu", 1024, false, std::nullopt);
     children[0][keyOf(compact)].rounds = {std::vector<double>(100, 1.0)};
-    for (int k = 1; k < 4; ++k) children[k][keyOf(compact)] = {Row::Status::Failed, "a[0] = 1", false, {}};
+    for (int k = 1; k < 4; ++k) children[k][keyOf(compact)] = {Row::Status::Skipped, "no CUDA device", false, {}};
+    // compact 4096: far apart where it passed, but one child failed it.
+    const Row failing = cell(Op::Compact, "cpu", 4096, false, std::nullopt);
+    for (int k = 0; k < 3; ++k) children[k][keyOf(failing)].rounds = {std::vector<double>(10, 1.0 + k)};
+    children[3][keyOf(failing)] = {Row::Status::Failed, "a[0] = 1, expected 0", false, {}};
     // sort 1024: skipped everywhere.
-    for (int k = 0; k < 4; ++k) children[k][keyOf(cell(Op::Sort, "cub", 1024, false, std::nullopt))].status =
-        Row::Status::Skipped;
+    for (int k = 0; k < 4; ++k) {
+        children[k][keyOf(cell(Op::Sort, "cub", 1024, false, std::nullopt))].status = Row::Status::Skipped;
+    }
+    // partition 1024: two rounds in each child, 1.0 and 1.2: the rounds spread by 18%, the
+    // children's figures (1.1 each) not at all.
+    const Row partition = cell(Op::Partition, "cpu", 1024, false, std::nullopt);
+    for (int k = 0; k < 4; ++k) {
+        children[k][keyOf(partition)].rounds = {std::vector<double>(10, 1.0), std::vector<double>(10, 1.2)};
+    }
 
-    EXPECT_EQ(unsettledInputs(inputs, children, 0.02), (std::vector<SweepInput>{{Op::Scan, 1024}, {Op::Compact, 1024}}));
+    EXPECT_EQ(unsettledInputs(inputs, children, 0.02),
+              (std::vector<SweepInput>{{Op::Scan, 1024}, {Op::Compact, 1024}}));
     EXPECT_EQ(unsettledInputs(inputs, children, 0.03), (std::vector<SweepInput>{{Op::Compact, 1024}}));
     // Under a limit of 0.05%, scan 4096's companion holds its input back.
     EXPECT_EQ(unsettledInputs(inputs, children, 0.0005),
               (std::vector<SweepInput>{{Op::Scan, 1024}, {Op::Scan, 4096}, {Op::Compact, 1024}}));
-    // No children yet, or none that measured anything: nothing to chase.
+    // No children yet, or children that passed nothing: nothing to chase.
     EXPECT_TRUE(unsettledInputs(inputs, {}, 0.01).empty());
+    std::vector<ChildCells> nothingPassed(2);
+    for (ChildCells &cells : nothingPassed) {
+        cells[keyOf(scan)] = {Row::Status::Skipped, "no CUDA device", false, {}};
+        cells[keyOf(compact)] = {Row::Status::Failed, "a[0] = 1, expected 0", false, {}};
+    }
+    EXPECT_TRUE(unsettledInputs(inputs, nothingPassed, 0.01).empty());
 }
 
 }  // namespace

@@ -136,7 +136,6 @@ TEST(SweepCommandLine, EverySweepOrReportFlagAsksForASweep) {
         {"--sizes", "2^10"}, {"--block-sizes", "256"}, {"--ops", "scan"},    {"--keep", "gt:1"},
         {"--npot"},          {"--no-npot"},            {"--format", "csv"}, {"--output", "x.csv"},
         {"--rounds", "2"},   {"--processes", "2"},
-        {"--processes", "2", "--max-processes", "4"},
     };
     for (const auto &line : lines) {
         Options options;
@@ -612,6 +611,8 @@ TEST(Sweep, MoreProcessesMeasureOnlyTheInputsNotYetSettled) {
     std::vector<std::vector<std::string>> started;
     const Harness::ChildRunner runner = [&](int index, const std::vector<std::string> &arguments) {
         started.push_back(arguments);
+        const auto told = std::find(arguments.begin(), arguments.end(), "--child-index");
+        EXPECT_TRUE(told != arguments.end() && told + 1 != arguments.end() && *(told + 1) == std::to_string(index));
         Harness::ChildCells cells;
         cells[small].rounds = {std::vector<double>(3, smallMedians[index - 1])};
         const auto only = std::find(arguments.begin(), arguments.end(), "--child-inputs");

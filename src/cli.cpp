@@ -343,16 +343,12 @@ std::vector<int> parseBlockSizeList(const std::string &text) {
 
 std::vector<SweepInput> parseSweepInputs(const std::string &text) {
     std::vector<SweepInput> inputs;
-    std::size_t start = 0;
-    while (start <= text.size()) {
-        const std::size_t comma = std::min(text.find(',', start), text.size());
-        const std::string item = text.substr(start, comma - start);
-        const std::size_t colon = item.find(':');
-        if (colon == std::string::npos) {
+    for (const std::string &item : split(text, ',')) {
+        const std::vector<std::string> parts = split(item, ':');
+        if (parts.size() != 2) {
             throw std::invalid_argument(fmt::format("'{}' is not an input; use OP:SIZE, e.g. scan:1024", item));
         }
-        inputs.push_back({parseOp(item.substr(0, colon)), parseSize(item.substr(colon + 1))});
-        start = comma + 1;
+        inputs.push_back({parseOp(parts[0]), parseSize(parts[1])});
     }
     return inputs;
 }

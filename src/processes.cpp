@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <istream>
@@ -189,12 +188,11 @@ std::vector<SweepInput> unsettledInputs(const std::vector<SweepInput> &inputs, c
             if (found->second.status != Row::Status::Passed || found->second.rounds.empty()) continue;
             figures.add(poolRounds(found->second.rounds).all.medianMs);
         }
-        if (failed || figures.samples() == 0) continue;
-        // the half-width of the figures' mean's 95% interval, relative to it
-        const double halfWidth = figures.samples() < 2 ? 0
-                                                       : studentT975(figures.samples() - 1) * figures.noise() /
-                                                             std::sqrt(static_cast<double>(figures.samples()));
-        unsettled[static_cast<std::size_t>(at - inputs.begin())] = figures.samples() == 1 || halfWidth > maxError;
+        const int n = figures.samples();
+        if (failed || n == 0) continue;
+        // one figure leaves the spread unknown; else the half-width of their mean's 95% interval
+        unsettled[static_cast<std::size_t>(at - inputs.begin())] =
+            n == 1 || studentT975(n - 1) * relativeError(figures.noise(), n) > maxError;
     }
     std::vector<SweepInput> chosen;
     for (std::size_t i = 0; i < inputs.size(); ++i) {

@@ -893,9 +893,7 @@ std::string makeCellLists(const Options &options, CellLists &lists) {
     return "";
 }
 
-// Set by a test: the children's cells that runChildren then returns, no child started;
-// or what stands in for each child process.
-const std::vector<ChildCells> *childrenForTesting = nullptr;
+// Set by a test: what stands in for each child process.
 const ChildRunner *childRunnerForTesting = nullptr;
 
 // Every input of the sweep, op by op.
@@ -915,7 +913,6 @@ std::vector<SweepInput> sweepInputs(const Options &options) {
 // not measured). Stops, with what it has, when a signal stops the sweep; throws when a
 // child ends before its sweep did (its error is on stderr).
 std::vector<ChildCells> runChildren(const Options &options, const CellLists &lists, std::vector<double> &gaps) {
-    if (childrenForTesting) return *childrenForTesting;
     std::vector<ChildCells> children;
     if (!lists.empty() && Common::deviceAvailable()) Common::releaseWorkspaces();  // the children's memory
     const std::string program = thisProgram(options.program);
@@ -948,8 +945,6 @@ std::vector<ChildCells> runChildren(const Options &options, const CellLists &lis
 }
 
 }  // namespace
-
-void setChildrenForTesting(const std::vector<ChildCells> *children) { childrenForTesting = children; }
 
 void setChildRunnerForTesting(const ChildRunner *runner) { childRunnerForTesting = runner; }
 

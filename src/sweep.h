@@ -74,12 +74,6 @@ void addFigures(Row &row, long long kept, const std::optional<Statistics> &cpu,
 std::string cellSkipReason(const StreamCompaction::Backend &backend, Op op, long long n);
 
 /**
- * For tests: a sweep with --processes N takes these as its N - 1 children's cells instead
- * of starting child processes; nullptr, the default, starts them.
- */
-void setChildrenForTesting(const std::vector<ChildCells> *children);
-
-/**
  * For tests: each child process a sweep would start is this call instead, given the
  * child's index (from 1) and the arguments it would have been started with, and returning
  * its cells; nullptr, the default, starts them.

@@ -563,12 +563,15 @@ TEST(Sweep, ThreeProcessesPoolTheChildrensRoundsOfEachCell) {
     children[1][scanCompanion] = {Harness::Row::Status::Passed, "", true, {{300, 300, 300}}};
     children[1][compact].rounds = {{3, 3, 3}};
     children[1][compactCompanion].rounds = {{60, 60, 60}};
-    Harness::setChildrenForTesting(&children);
+    const Harness::ChildRunner runner = [&](int index, const std::vector<std::string> &) {
+        return children[static_cast<std::size_t>(index - 1)];
+    };
+    Harness::setChildRunnerForTesting(&runner);
     std::string csv;
     const int status = runSweepCapturing({"--ops", "scan,compact", "--backends", "cpu", "--sizes", "2^8", "--reps", "3",
                                           "--processes", "3", "--format", "csv", "--quiet"},
                                          csv);
-    Harness::setChildrenForTesting(nullptr);
+    Harness::setChildRunnerForTesting(nullptr);
     EXPECT_EQ(status, 1) << csv;  // a child failed a cell
     const CsvReport report(csv);
     ASSERT_EQ(report.rows.size(), 4u) << csv;

@@ -578,7 +578,7 @@ std::vector<CLI::Option *> addSweepOptions(CLI::App &app, Options &options, RawT
         app, "--max-processes", raw.maxProcesses,
         fmt::format("With --processes N: after the first N - 1 child processes, start more, up to M processes in "
                     "all, each measuring only the inputs (op and size) where a figure's 95% interval over the "
-                    "processes so far is wider than --max-process-error; inputs whose processes agree are done "
+                    "processes so far reaches further than +-(--max-process-error); inputs whose processes agree are done "
                     "early (default: N; up to {})",
                     kMaxProcesses),
         kSweepGroup, "M", checkProcessCount));

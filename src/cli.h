@@ -36,8 +36,8 @@ struct Options {
     int processes = 1;
     // With maxProcesses above processes, more child processes follow the first
     // processes - 1, up to maxProcesses in all, each measuring only the inputs (op and
-    // size) where a figure's 95% interval over the processes so far is wider than
-    // +-maxProcessError of it (unsettledInputs); 0: as processes.
+    // size) where a figure's 95% interval over the processes so far reaches further
+    // than +-maxProcessError from it (unsettledInputs); 0: as processes.
     int maxProcesses = 0;
     double maxProcessError = 0.01;
     // Set in a child process only, by the parent (hidden flags): the file it writes its

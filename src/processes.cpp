@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <istream>
@@ -180,19 +181,35 @@ std::vector<SweepInput> unsettledInputs(const std::vector<SweepInput> &inputs, c
         // medians: its rounds share its state, so they count once. A cell a child failed
         // has its row's verdict already, and more processes would not change it.
         RunningNoise figures;
+        double callsVariance = 0;  // of the figures' sum, relative, from their calls' noise alone
         bool failed = false;
         for (const ChildCells &cells : children) {
             const auto found = cells.find(key);
             if (found == cells.end()) continue;
             failed = failed || found->second.status == Row::Status::Failed;
-            if (found->second.status != Row::Status::Passed || found->second.rounds.empty()) continue;
+            if (found->second.status != Row::Status::Passed) continue;
+            double childVariance = 0;
+            int rounds = 0;
+            for (const std::vector<double> &round : found->second.rounds) {
+                if (round.empty()) continue;
+                const Statistics calls = summarize(round);
+                const double error = relativeError(calls.noise(), calls.samples);
+                childVariance += error * error;
+                ++rounds;
+            }
+            if (rounds == 0) continue;
+            callsVariance += childVariance / (static_cast<double>(rounds) * rounds);
             figures.add(poolRounds(found->second.rounds).all.medianMs);
         }
         const int n = figures.samples();
         if (failed || n == 0) continue;
-        // one figure leaves the spread unknown; else the half-width of their mean's 95% interval
-        unsettled[static_cast<std::size_t>(at - inputs.begin())] =
-            n == 1 || studentT975(n - 1) * relativeError(figures.noise(), n) > maxError;
+        // One figure leaves the spread unknown. Else the half-width of their mean's 95%
+        // interval: from how far the figures spread, but never narrower than their calls'
+        // noise allows, since figures that agree more closely than that (medians of
+        // timings in whole clock ticks can be equal) do not show the processes' spread.
+        const double ofChildren = studentT975(n - 1) * relativeError(figures.noise(), n);
+        const double ofCalls = 1.959964 * std::sqrt(callsVariance) / n;
+        unsettled[static_cast<std::size_t>(at - inputs.begin())] = n == 1 || std::max(ofChildren, ofCalls) > maxError;
     }
     std::vector<SweepInput> chosen;
     for (std::size_t i = 0; i < inputs.size(); ++i) {

@@ -94,7 +94,9 @@ std::vector<std::vector<double>> childRounds(const CellKey &key, const std::vect
  * The inputs of `inputs` that need more processes (--max-processes): those with a cell
  * that one child alone has passed so far, or whose figures over the children that passed
  * it (each child's the mean of its rounds' medians) have a mean whose 95% interval
- * (Student's t) reaches further than +-maxError from it. A cell that no child passed, or that one
+ * (Student's t) reaches further than +-maxError from it; the interval is never taken
+ * narrower than the figures' calls' noise makes it (noise / sqrt(samples) of each
+ * round's median). A cell that no child passed, or that one
  * failed, is left to its row's verdict; a SIZE - 3 companion's cell speaks for its input.
  * In the order of `inputs`.
  */

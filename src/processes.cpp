@@ -188,18 +188,10 @@ std::vector<SweepInput> unsettledInputs(const std::vector<SweepInput> &inputs, c
             if (found == cells.end()) continue;
             failed = failed || found->second.status == Row::Status::Failed;
             if (found->second.status != Row::Status::Passed) continue;
-            double childVariance = 0;
-            int rounds = 0;
-            for (const std::vector<double> &round : found->second.rounds) {
-                if (round.empty()) continue;
-                const Statistics calls = summarize(round);
-                const double error = relativeError(calls.noise(), calls.samples);
-                childVariance += error * error;
-                ++rounds;
-            }
-            if (rounds == 0) continue;
-            callsVariance += childVariance / (static_cast<double>(rounds) * rounds);
-            figures.add(poolRounds(found->second.rounds).all.medianMs);
+            const PooledRounds figure = poolRounds(found->second.rounds);
+            if (figure.all.rounds == 0) continue;
+            callsVariance += figure.callsError * figure.callsError;
+            figures.add(figure.all.medianMs);
         }
         const int n = figures.samples();
         if (failed || n == 0) continue;
@@ -208,7 +200,7 @@ std::vector<SweepInput> unsettledInputs(const std::vector<SweepInput> &inputs, c
         // noise allows, since figures that agree more closely than that (medians of
         // timings in whole clock ticks can be equal) do not show the processes' spread.
         const double ofChildren = studentT975(n - 1) * relativeError(figures.noise(), n);
-        const double ofCalls = 1.959964 * std::sqrt(callsVariance) / n;
+        const double ofCalls = kNormal975 * std::sqrt(callsVariance) / n;
         unsettled[static_cast<std::size_t>(at - inputs.begin())] = n == 1 || std::max(ofChildren, ofCalls) > maxError;
     }
     std::vector<SweepInput> chosen;

@@ -32,7 +32,7 @@ double studentT975(int degrees) {
     static constexpr double kTable[] = {12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
                                         2.201,  2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
                                         2.080,  2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042};
-    constexpr double z = 1.959964;
+    constexpr double z = kNormal975;
     if (degrees < 1) return z;
     if (degrees <= 30) return kTable[degrees - 1];
     // Past the table, the Cornish-Fisher expansion in 1 / degrees (2.0423 at 30).
@@ -41,7 +41,7 @@ double studentT975(int degrees) {
 }
 
 double figureError(double noise, int samples, double roundsError, int rounds) {
-    const double ofRounds = rounds > 1 ? roundsError * studentT975(rounds - 1) / 1.959964 : 0;
+    const double ofRounds = rounds > 1 ? roundsError * studentT975(rounds - 1) / kNormal975 : 0;
     return std::max(relativeError(noise, samples), ofRounds);
 }
 
@@ -50,9 +50,13 @@ double Statistics::relativeError() const { return figureError(noise(), samples, 
 PooledRounds poolRounds(const std::vector<std::vector<double>> &rounds) {
     PooledRounds pooled;
     std::vector<double> all, medians;
+    double callsVariance = 0;  // the sum of the rounds' medians' squared relative errors
     for (const std::vector<double> &round : rounds) {
         if (round.empty()) continue;
-        medians.push_back(summarize(round).medianMs);
+        const Statistics own = summarize(round);
+        medians.push_back(own.medianMs);
+        const double error = relativeError(own.noise(), own.samples);
+        callsVariance += error * error;
         all.insert(all.end(), round.begin(), round.end());
     }
     pooled.all = summarize(std::move(all));
@@ -62,6 +66,7 @@ PooledRounds poolRounds(const std::vector<std::vector<double>> &rounds) {
     pooled.all.medianMs = ofMedians.meanMs;
     pooled.all.roundsError = relativeError(ofMedians.noise(), ofMedians.samples);
     pooled.medianSpread = ofMedians.minMs > 0 ? ofMedians.maxMs / ofMedians.minMs - 1 : 0;
+    pooled.callsError = std::sqrt(callsVariance) / static_cast<double>(medians.size());
     return pooled;
 }
 

@@ -28,6 +28,9 @@ struct Statistics {
 /** noise / sqrt(samples): a figure's relative standard error; 0 where it cannot be known. */
 double relativeError(double noise, int samples);
 
+/** The two-sided 95% quantile of the normal distribution. */
+constexpr double kNormal975 = 1.959964;
+
 /**
  * The two-sided 95% quantile of Student's t with `degrees` degrees of freedom (12.706 for
  * 1, 2.365 for 7, 1.96 in the limit); 1.96 below 1.
@@ -59,6 +62,9 @@ Statistics summarize(std::vector<double> ms);
 struct PooledRounds {
     Statistics all;  // all.rounds: the rounds with samples
     double medianSpread = 0;
+    // The relative standard error of all.medianMs from the calls' noise alone: each round's
+    // median within its noise / sqrt(samples), over their mean (0 for no round).
+    double callsError = 0;
 };
 PooledRounds poolRounds(const std::vector<std::vector<double>> &rounds);
 

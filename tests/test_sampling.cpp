@@ -175,6 +175,11 @@ TEST(Statistics, PooledRoundsByHand) {
     EXPECT_EQ(poolRounds({}).all.samples, 0);
     EXPECT_EQ(poolRounds({}).all.rounds, 0);
     EXPECT_DOUBLE_EQ(poolRounds({}).medianSpread, 0);
+    // The calls' error: {0.9, 1.0, 1.1} has noise 10% over 3 readings, 5.77% for its
+    // median; two such rounds make their mean's 5.77% / sqrt(2).
+    EXPECT_NEAR(poolRounds({{0.9, 1.0, 1.1}}).callsError, 0.1 / std::sqrt(3.0), 1e-12);
+    EXPECT_NEAR(poolRounds({{0.9, 1.0, 1.1}, {1.1, 0.9, 1.0}}).callsError, 0.1 / std::sqrt(6.0), 1e-12);
+    EXPECT_DOUBLE_EQ(poolRounds({}).callsError, 0);
 }
 
 // Two groups of rounds 4% apart, as a state that lasts a process makes them: the pooled

@@ -12,11 +12,11 @@
 
 #include <stream_compaction/student.h>
 
-#include "cli.h"
-#include "compare.h"
-#include "course_run.h"
-#include "grade.h"
-#include "sweep.h"
+#include "cli/cli.h"
+#include "commands/compare.h"
+#include "commands/course_run.h"
+#include "commands/grade.h"
+#include "sweep/sweep.h"
 
 int main(int argc, char **argv) {
     if (argc > 1 && std::string_view(argv[1]) == "compare") {

@@ -9,7 +9,7 @@
 
 #include <gtest/gtest.h>
 
-#include "cli.h"
+#include "cli/cli.h"
 
 namespace TestSupport {
 

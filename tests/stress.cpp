@@ -20,7 +20,7 @@
 #include <stream_compaction/errors.h>
 #include <stream_compaction/launch.h>
 
-#include "runner.h"
+#include "measure/runner.h"
 
 namespace {
 

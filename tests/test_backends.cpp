@@ -8,7 +8,7 @@
 #include <stream_compaction/errors.h>
 #include <stream_compaction/launch.h>
 
-#include "runner.h"
+#include "measure/runner.h"
 #include "test_support.h"
 
 namespace {

@@ -6,7 +6,7 @@
 
 #include <gtest/gtest.h>
 
-#include "cli.h"
+#include "cli/cli.h"
 #include "cli_test_support.h"
 
 namespace {

@@ -27,7 +27,7 @@
 #include <stream_compaction/textbook.h>
 #include <stream_compaction/thrust.h>
 
-#include "runner.h"
+#include "measure/runner.h"
 #include "test_support.h"
 
 namespace {

@@ -15,9 +15,9 @@
 
 #include <gtest/gtest.h>
 
-#include "compare.h"
+#include "commands/compare.h"
 #include "gfm_check.h"
-#include "tables.h"
+#include "report/tables.h"
 #include "test_support.h"
 
 namespace {

@@ -1,4 +1,4 @@
-// The default job, the course's test sequence (src/course_run.h), end to end at a small
+// The default job, the course's test sequence (src/commands/course_run.h), end to end at a small
 // size: the sections, the tests each back end runs, their verdicts and the exit status.
 
 #include <algorithm>
@@ -12,9 +12,9 @@
 #include <stream_compaction/errors.h>
 
 #include "cli_test_support.h"
-#include "course_run.h"
+#include "commands/course_run.h"
 #include "reference.hpp"
-#include "runner.h"
+#include "measure/runner.h"
 #include "test_support.h"
 #include "testing_helpers.hpp"
 

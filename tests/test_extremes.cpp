@@ -17,10 +17,10 @@
 #include <stream_compaction/common.h>
 #include <stream_compaction/launch.h>
 
-#include "cli.h"
+#include "cli/cli.h"
 #include "cli_test_support.h"
 #include "reference.hpp"
-#include "runner.h"
+#include "measure/runner.h"
 #include "test_support.h"
 
 namespace {

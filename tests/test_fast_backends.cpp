@@ -16,7 +16,7 @@
 #include <stream_compaction/device_memory.h>
 #include <stream_compaction/errors.h>
 
-#include "runner.h"
+#include "measure/runner.h"
 #include "test_support.h"
 
 namespace {

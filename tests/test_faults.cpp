@@ -13,8 +13,8 @@
 #include <stream_compaction/errors.h>
 
 #include "fault_injection.h"
-#include "runner.h"
-#include "sweep.h"
+#include "measure/runner.h"
+#include "sweep/sweep.h"
 #include "test_support.h"
 
 namespace {

@@ -20,10 +20,10 @@
 
 #include <stream_compaction/common.h>
 
-#include "cli.h"
+#include "cli/cli.h"
 #include "cli_test_support.h"
-#include "runner.h"
-#include "sweep.h"
+#include "measure/runner.h"
+#include "sweep/sweep.h"
 #include "testing_helpers.hpp"
 
 namespace {

@@ -8,7 +8,7 @@
 
 #include <stream_compaction/errors.h>
 
-#include "gpu_state.h"
+#include "measure/gpu_state.h"
 
 namespace {
 

@@ -12,7 +12,7 @@
 #include <stream_compaction/backends.h>
 
 #include "reference.hpp"
-#include "runner.h"
+#include "measure/runner.h"
 
 namespace {
 

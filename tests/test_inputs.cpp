@@ -9,7 +9,7 @@
 
 #include <gtest/gtest.h>
 
-#include "runner.h"
+#include "measure/runner.h"
 #include "testing_helpers.hpp"
 
 namespace {

@@ -14,7 +14,7 @@
 #include <stream_compaction/backends.h>
 
 #include "reference.hpp"
-#include "runner.h"
+#include "measure/runner.h"
 #include "test_support.h"
 
 namespace {

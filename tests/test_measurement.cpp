@@ -12,8 +12,8 @@
 #include <stream_compaction/errors.h>
 #include <stream_compaction/measurement.h>
 
-#include "device_info.h"
-#include "runner.h"
+#include "measure/device_info.h"
+#include "measure/runner.h"
 #include "spin_kernel.h"
 #include "test_support.h"
 

@@ -31,7 +31,7 @@
 #include <stream_compaction/onesweep.h>
 #include <testing_helpers.hpp>
 
-#include "runner.h"
+#include "measure/runner.h"
 #include "test_support.h"
 
 namespace {

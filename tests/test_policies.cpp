@@ -23,7 +23,7 @@
 #include <stream_compaction/onesweep.h>
 #include <stream_compaction/shared.h>
 
-#include "runner.h"
+#include "measure/runner.h"
 #include "test_support.h"
 #include "textbook_test_support.h"
 

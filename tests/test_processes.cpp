@@ -12,8 +12,8 @@
 
 #include <gtest/gtest.h>
 
-#include "processes.h"
-#include "reporters.h"
+#include "sweep/processes.h"
+#include "report/reporters.h"
 
 namespace {
 

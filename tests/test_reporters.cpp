@@ -20,10 +20,10 @@
 #include <gtest/gtest.h>
 
 #include "gfm_check.h"
-#include "platform.h"
+#include "platform/platform.h"
 #include "test_support.h"
-#include "reporters.h"
-#include "tables.h"
+#include "report/reporters.h"
+#include "report/tables.h"
 
 namespace {
 

@@ -1,4 +1,4 @@
-// The harness runner (src/runner.h) driving fake back ends: a StreamCompaction::Backend is
+// The harness runner (src/measure/runner.h) driving fake back ends: a StreamCompaction::Backend is
 // a row of plain function pointers, so a fake is a set of free functions sharing the state
 // below. The fakes show that the runner poisons the output before every call, checks a
 // compaction's or partition's count, calls the back end warmup + reps times, and reports
@@ -19,7 +19,7 @@
 #include <stream_compaction/errors.h>
 
 #include "reference.hpp"
-#include "runner.h"
+#include "measure/runner.h"
 #include "test_support.h"
 
 namespace {

@@ -11,8 +11,8 @@
 
 #include <stream_compaction/backends.h>
 
-#include "runner.h"
-#include "statistics.h"
+#include "measure/runner.h"
+#include "measure/statistics.h"
 
 namespace {
 

@@ -17,7 +17,7 @@
 #include <stream_compaction/errors.h>
 #include <stream_compaction/predicate.h>
 
-#include "runner.h"
+#include "measure/runner.h"
 
 namespace TestSupport {
 

@@ -21,12 +21,12 @@
 #include <stream_compaction/device_memory.h>
 #include <stream_compaction/errors.h>
 
-#include "cli.h"
+#include "cli/cli.h"
 #include "cli_test_support.h"
-#include "platform.h"
-#include "processes.h"
-#include "runner.h"
-#include "sweep.h"
+#include "platform/platform.h"
+#include "sweep/processes.h"
+#include "measure/runner.h"
+#include "sweep/sweep.h"
 #include "test_support.h"
 #include "testing_helpers.hpp"
 

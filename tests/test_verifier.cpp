@@ -19,7 +19,7 @@
 #include <stream_compaction/common.h>
 
 #include "reference.hpp"
-#include "runner.h"
+#include "measure/runner.h"
 #include "test_support.h"
 
 namespace {

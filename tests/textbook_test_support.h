@@ -18,7 +18,7 @@
 #include <stream_compaction/device_memory.h>
 #include <stream_compaction/launch.h>
 
-#include "runner.h"
+#include "measure/runner.h"
 #include "test_support.h"
 
 namespace TextbookTests {

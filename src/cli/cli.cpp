@@ -1,4 +1,4 @@
-#include "cli.h"
+#include "cli/cli.h"
 
 #include <algorithm>
 #include <cctype>
@@ -16,7 +16,7 @@
 #include <stream_compaction/launch.h>
 #include <stream_compaction/student.h>
 
-#include "processes.h"
+#include "sweep/processes.h"
 
 namespace Harness {
 

@@ -1,4 +1,4 @@
-#include "runner.h"
+#include "measure/runner.h"
 
 #include <algorithm>
 #include <chrono>

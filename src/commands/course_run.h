@@ -2,7 +2,7 @@
 // The default job: the course's test sequence, printed the way the course's README
 // shows it ("** SCAN TESTS **", "==== cpu scan, power-of-two ====", "    passed").
 
-#include "cli.h"
+#include "cli/cli.h"
 
 namespace Harness {
 

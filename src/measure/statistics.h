@@ -14,6 +14,10 @@ struct Statistics {
     double minMs = 0;
     double maxMs = 0;
     double stddevMs = 0;  // the sample standard deviation (n - 1); 0 for fewer than two samples
+    // The 10th and 90th percentiles (linear interpolation between order statistics): the
+    // spread the tables show, which one outlier does not move.
+    double p10Ms = 0;
+    double p90Ms = 0;
     // Measured in several rounds (poolRounds): how many, and the relative standard error
     // of the mean of the rounds' medians, which medianMs then is; 0 for one round.
     int rounds = 0;

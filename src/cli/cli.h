@@ -7,8 +7,8 @@
 
 #include <stream_compaction/predicate.h>
 
-#include "reporters.h"
-#include "runner.h"
+#include "report/reporters.h"
+#include "measure/runner.h"
 
 namespace Harness {
 

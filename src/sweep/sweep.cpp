@@ -1,4 +1,4 @@
-#include "sweep.h"
+#include "sweep/sweep.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -21,12 +21,12 @@
 #include <stream_compaction/launch.h>
 #include <stream_compaction/measurement.h>
 
-#include "device_info.h"
-#include "gpu_state.h"
-#include "platform.h"
-#include "processes.h"
-#include "reporters.h"
-#include "runner.h"
+#include "measure/device_info.h"
+#include "measure/gpu_state.h"
+#include "platform/platform.h"
+#include "sweep/processes.h"
+#include "report/reporters.h"
+#include "measure/runner.h"
 #include "testing_helpers.hpp"
 
 #include "sc_git_revision.h"  // generated at build time: SC_GIT_REVISION

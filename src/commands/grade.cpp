@@ -1,4 +1,4 @@
-#include "grade.h"
+#include "commands/grade.h"
 
 #include <poll.h>
 #include <sys/wait.h>
@@ -18,9 +18,9 @@
 #include <stream_compaction/launch.h>
 #include <stream_compaction/student.h>
 
-#include "device_info.h"
-#include "reporters.h"
-#include "runner.h"
+#include "measure/device_info.h"
+#include "report/reporters.h"
+#include "measure/runner.h"
 #include "testing_helpers.hpp"
 
 namespace Harness {

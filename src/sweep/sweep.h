@@ -11,8 +11,8 @@
 #include <utility>
 #include <vector>
 
-#include "cli.h"
-#include "processes.h"
+#include "cli/cli.h"
+#include "sweep/processes.h"
 
 namespace Harness {
 

@@ -9,8 +9,8 @@
 
 #include <stream_compaction/backends.h>
 
-#include "operations.h"
-#include "statistics.h"
+#include "measure/operations.h"
+#include "measure/statistics.h"
 
 namespace Harness {
 

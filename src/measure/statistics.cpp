@@ -1,10 +1,22 @@
-#include "statistics.h"
+#include "measure/statistics.h"
 
 #include <algorithm>
 #include <cmath>
 #include <numeric>
 
 namespace Harness {
+
+namespace {
+
+// The q-quantile of sorted, non-empty `ms`, interpolated between its order statistics.
+double quantile(const std::vector<double> &ms, double q) {
+    const double at = q * static_cast<double>(ms.size() - 1);
+    const auto below = static_cast<std::size_t>(at);
+    const std::size_t above = std::min(below + 1, ms.size() - 1);
+    return ms[below] + (at - static_cast<double>(below)) * (ms[above] - ms[below]);
+}
+
+}  // namespace
 
 Statistics summarize(std::vector<double> ms) {
     Statistics s;
@@ -15,6 +27,8 @@ Statistics summarize(std::vector<double> ms) {
     s.medianMs = ms.size() % 2 ? ms[mid] : (ms[mid - 1] + ms[mid]) / 2;
     s.minMs = ms.front();
     s.maxMs = ms.back();
+    s.p10Ms = quantile(ms, 0.1);
+    s.p90Ms = quantile(ms, 0.9);
     s.meanMs = std::accumulate(ms.begin(), ms.end(), 0.0) / static_cast<double>(ms.size());
     if (ms.size() > 1) {
         double squares = 0;

@@ -1,4 +1,4 @@
-#include "course_run.h"
+#include "commands/course_run.h"
 
 #include <optional>
 #include <stdexcept>
@@ -13,9 +13,9 @@
 #include <stream_compaction/launch.h>
 #include <stream_compaction/student.h>
 
-#include "device_info.h"
-#include "reporters.h"
-#include "runner.h"
+#include "measure/device_info.h"
+#include "report/reporters.h"
+#include "measure/runner.h"
 #include "testing_helpers.hpp"
 
 namespace Harness {

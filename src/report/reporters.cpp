@@ -1,4 +1,4 @@
-#include "reporters.h"
+#include "report/reporters.h"
 
 #include <algorithm>
 #include <cctype>
@@ -13,8 +13,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "cli.h"
-#include "tables.h"
+#include "cli/cli.h"
+#include "report/tables.h"
 
 namespace Harness {
 

@@ -1,4 +1,4 @@
-#include "gpu_state.h"
+#include "measure/gpu_state.h"
 
 #include <map>
 #include <mutex>
@@ -12,7 +12,7 @@
 #include <stream_compaction/errors.h>
 
 // Loading a library at run time: dlopen on POSIX, LoadLibrary on Windows; SC_NO_POSIX
-// (as src/platform.h) builds the fallback, which loads nothing.
+// (as src/platform/platform.h) builds the fallback, which loads nothing.
 #if defined(_WIN32) && !defined(SC_NO_POSIX)
 #ifndef WIN32_LEAN_AND_MEAN
 #define WIN32_LEAN_AND_MEAN

@@ -1,4 +1,4 @@
-#include "device_info.h"
+#include "measure/device_info.h"
 
 #include <algorithm>
 #include <cstring>

@@ -1,10 +1,10 @@
-#include "operations.h"
+#include "measure/operations.h"
 
 #include <algorithm>
 #include <random>
 
 #include "reference.hpp"
-#include "runner.h"
+#include "measure/runner.h"
 #include "testing_helpers.hpp"
 
 namespace Harness {

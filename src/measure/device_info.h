@@ -6,7 +6,7 @@
 #include <optional>
 #include <string>
 
-#include "statistics.h"
+#include "measure/statistics.h"
 
 namespace Harness {
 

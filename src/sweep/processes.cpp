@@ -1,4 +1,4 @@
-#include "processes.h"
+#include "sweep/processes.h"
 
 #include <algorithm>
 #include <cerrno>

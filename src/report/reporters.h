@@ -12,10 +12,10 @@
 #include <string>
 #include <vector>
 
-#include "device_info.h"
-#include "gpu_state.h"
-#include "runner.h"
-#include "statistics.h"
+#include "measure/device_info.h"
+#include "measure/gpu_state.h"
+#include "measure/runner.h"
+#include "measure/statistics.h"
 
 namespace Harness {
 

@@ -1,4 +1,4 @@
-#include "compare.h"
+#include "commands/compare.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -13,10 +13,10 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "cli.h"
-#include "reporters.h"
-#include "statistics.h"
-#include "tables.h"
+#include "cli/cli.h"
+#include "report/reporters.h"
+#include "measure/statistics.h"
+#include "report/tables.h"
 
 namespace Harness {
 

@@ -16,8 +16,8 @@
 #include <tuple>
 #include <vector>
 
-#include "operations.h"
-#include "reporters.h"
+#include "measure/operations.h"
+#include "report/reporters.h"
 
 namespace Harness {
 

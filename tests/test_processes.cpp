@@ -1,19 +1,24 @@
-// A sweep in several processes (--processes): a child's cells written and read back
-// exactly, lists that are cut short or malformed refused with a line naming the process,
-// the children's verdicts on the parent's rows, and their rounds pooled process by
-// process. The real program's children are run by run_cli_checks.sh and
-// run_interrupt_check.sh.
+// A sweep in several processes (--processes): each cell's figures pooled over the
+// processes (poolProcesses) against the statistics of every call together, the
+// children's verdicts on the parent's rows, a child's command line, and the one way a
+// child process is started (child_process.h). The real program's children are run by
+// run_cli_checks.sh and run_interrupt_check.sh.
 
-#include <cstdio>
-#include <sstream>
+#include <chrono>
+#include <cmath>
+#include <csignal>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
 
-#include "sweep/processes.h"
+#include <unistd.h>
+
+#include "platform/child_process.h"
 #include "report/reporters.h"
+#include "sweep/processes.h"
 
 namespace {
 
@@ -29,139 +34,73 @@ Row cell(Op op, const std::string &backend, long long size, bool npot, std::opti
     return row;
 }
 
-// What a child's recorder writes for `rows`, as text; `complete`: the sweep ended;
-// `launchGapUs`: the child's launch gap (0: not measured).
-std::string recorded(const std::vector<Row> &rows, bool complete = true, double launchGapUs = 0) {
-    std::FILE *file = std::tmpfile();
-    EXPECT_NE(file, nullptr);
-    {
-        const auto recorder = makeChildRecorder(file, "a test file");
-        Context context;
-        context.launchGapUs = launchGapUs;
-        recorder->begin(context);
-        for (const Row &row : rows) recorder->add(row);
-        recorder->endOp();
-        if (!complete) recorder->stop("stopped by SIGINT");
-        recorder->end();
+// Three processes' calls, summarized each; the pooled figures against every call
+// summarized together, the median as the mean of the three medians.
+TEST(ProcessPooling, PoolsTheProcessesSummariesAsTheirCallsTogether) {
+    const std::vector<std::vector<double>> calls = {
+        {1.0, 1.2, 1.1, 1.4, 0.9}, {2.0, 2.5, 2.2}, {1.5, 1.6, 1.7, 1.5, 1.8, 1.9, 1.6}};
+    std::vector<Statistics> processes;
+    std::vector<double> all, medians;
+    for (const auto &each : calls) {
+        processes.push_back(summarize(each));
+        medians.push_back(processes.back().medianMs);
+        all.insert(all.end(), each.begin(), each.end());
     }
-    std::string text;
-    std::rewind(file);
-    for (int c; (c = std::fgetc(file)) != EOF;) text += static_cast<char>(c);
-    std::fclose(file);
-    return text;
+    processes.push_back(Statistics{});  // a process without samples is left out
+    const PooledRounds pooled = poolProcesses(processes);
+    const Statistics together = summarize(all);
+    EXPECT_EQ(pooled.all.samples, 15);
+    EXPECT_NEAR(pooled.all.meanMs, together.meanMs, 1e-12);
+    EXPECT_NEAR(pooled.all.stddevMs, together.stddevMs, 1e-12);
+    EXPECT_DOUBLE_EQ(pooled.all.minMs, 0.9);
+    EXPECT_DOUBLE_EQ(pooled.all.maxMs, 2.5);
+    // medians 1.1, 2.2 and 1.6
+    EXPECT_EQ(medians, (std::vector<double>{1.1, 2.2, 1.6}));
+    const double mean = (1.1 + 2.2 + 1.6) / 3;
+    EXPECT_NEAR(pooled.all.medianMs, mean, 1e-12);
+    EXPECT_EQ(pooled.all.rounds, 3);
+    const double sd = std::sqrt((std::pow(1.1 - mean, 2) + std::pow(2.2 - mean, 2) + std::pow(1.6 - mean, 2)) / 2);
+    EXPECT_NEAR(pooled.all.roundsError, sd / mean / std::sqrt(3.0), 1e-12);
+    EXPECT_NEAR(pooled.medianSpread, 2.2 / 1.1 - 1, 1e-12);
+    // p10 and p90: the sample-weighted means of the processes' own
+    const double p10 = (5 * processes[0].p10Ms + 3 * processes[1].p10Ms + 7 * processes[2].p10Ms) / 15;
+    EXPECT_NEAR(pooled.all.p10Ms, p10, 1e-12);
+    double callsVariance = 0;
+    for (int k = 0; k < 3; ++k) callsVariance += std::pow(relativeError(processes[k].noise(), processes[k].samples), 2);
+    EXPECT_NEAR(pooled.callsError, std::sqrt(callsVariance) / 3, 1e-12);
 }
 
-ChildCells readBack(const std::string &text, int exitStatus = 0) {
-    std::istringstream in(text);
-    return readChildCells(in, "process 2 of 4", exitStatus);
-}
-
-std::string refusal(const std::string &text, int exitStatus = 0) {
-    try {
-        readBack(text, exitStatus);
-    } catch (const std::runtime_error &e) {
-        return e.what();
-    }
-    return "(read without an error)";
-}
-
-// Readings that a decimal format could round: they come back to the last bit.
-TEST(ChildCells, WhatAChildWritesReadsBackExactly) {
-    Row scan = cell(Op::Scan, "naive", 1 << 20, false, 256);
-    scan.roundSamplesMs = {{0.1, 1.0 / 3, 1e-7, 123.456789012345678}, {}, {2.5}};
-    Row failed = cell(Op::Compact, "student-efficient", 1021, true, std::nullopt);
-    failed.status = Row::Status::Failed;
-    failed.note = "a[17] = 3, expected 4\nsecond line";
-    Row skipped = cell(Op::SortUnsigned, "onesweep", 1LL << 32, false, std::nullopt);
-    skipped.status = Row::Status::Skipped;
-    skipped.note = "n > 2^31 - 1";
-    Row throttled = cell(Op::SortPairs, "cub", 4096, false, std::nullopt);
-    throttled.throttled = true;
-    throttled.roundSamplesMs = {{7, 8}};
-
-    const ChildCells cells = readBack(recorded({scan, failed, skipped, throttled}));
-    ASSERT_EQ(cells.size(), 4u);
-    const ChildCell &s = cells.at(keyOf(scan));
-    EXPECT_EQ(s.status, Row::Status::Passed);
-    EXPECT_EQ(s.rounds, scan.roundSamplesMs);  // exact, the empty round included
-    EXPECT_EQ(s.note, "");
-    EXPECT_FALSE(s.throttled);
-    const ChildCell &f = cells.at(keyOf(failed));
-    EXPECT_EQ(f.status, Row::Status::Failed);
-    EXPECT_EQ(f.note, "a[17] = 3, expected 4 second line");
-    EXPECT_TRUE(f.rounds.empty());
-    EXPECT_EQ(cells.at(keyOf(skipped)).status, Row::Status::Skipped);
-    EXPECT_EQ(cells.at(keyOf(skipped)).note, "n > 2^31 - 1");
-    EXPECT_TRUE(cells.at(keyOf(throttled)).throttled);
-    EXPECT_EQ(cells.at(keyOf(throttled)).rounds, throttled.roundSamplesMs);
-    // The key tells apart what the sweep tells apart: the block size, the companion.
-    EXPECT_EQ(cells.count(keyOf(cell(Op::Scan, "naive", 1 << 20, false, 128))), 0u);
-    EXPECT_EQ(cells.count(keyOf(cell(Op::Scan, "naive", 1 << 20, true, 256))), 0u);
-}
-
-// The child's launch gap comes back to the last bit; a child that measured none leaves
-// the parent's value as it was.
-TEST(ChildCells, TheChildsLaunchGapReadsBack) {
-    const Row scan = cell(Op::Scan, "cpu", 16, false, std::nullopt);
-    double gap = -1;
-    std::istringstream in(recorded({scan}, true, 1.0 / 0.7));
-    EXPECT_EQ(readChildCells(in, "process 1 of 2", 0, &gap).size(), 1u);
-    EXPECT_EQ(gap, 1.0 / 0.7);
-    double none = -1;
-    std::istringstream without(recorded({scan}));
-    readChildCells(without, "process 1 of 2", 0, &none);
-    EXPECT_EQ(none, -1);
-}
-
-// The run's list: the children's gaps in order, this process's last; none unless every
-// process's is known, nor for a run in one process.
-TEST(ChildCells, EveryProcesssLaunchGapInOrder) {
-    EXPECT_EQ(everyLaunchGap({1.5, 1.35}, 1.4, 3), (std::vector<double>{1.5, 1.35, 1.4}));
-    EXPECT_TRUE(everyLaunchGap({1.5, 0}, 1.4, 3).empty());  // a child wrote none
-    EXPECT_TRUE(everyLaunchGap({1.5, 1.35}, 0, 3).empty());  // this process's unknown
-    EXPECT_TRUE(everyLaunchGap({1.5}, 1.4, 3).empty());       // a child missing
-    EXPECT_TRUE(everyLaunchGap({}, 1.4, 1).empty());          // one process: no list
-}
-
-TEST(ChildCells, AListCutShortNamesTheProcessAndHowItEnded) {
-    const std::string stopped = recorded({cell(Op::Scan, "cpu", 16, false, std::nullopt)}, false);
-    EXPECT_EQ(refusal(stopped, 130), "process 2 of 4 ended before its sweep did (signal 2)");
-    EXPECT_EQ(refusal("", 137), "process 2 of 4 ended before its sweep did (signal 9)");
-    EXPECT_EQ(refusal("", 2), "process 2 of 4 ended before its sweep did (exit status 2; its error is above)");
-    const std::string whole = recorded({cell(Op::Scan, "cpu", 16, false, std::nullopt)});
-    EXPECT_EQ(refusal(whole.substr(0, whole.size() - 4), 1),
-              "process 2 of 4 ended before its sweep did (exit status 1; its error is above)");
-}
-
-TEST(ChildCells, ALineItCannotReadIsRefusedByNumber) {
-    const std::string header = "cis565_stream_compaction child cells 1\n";
-    EXPECT_NE(refusal("cis565_stream_compaction child cells 2\nend\n").find("line 1"), std::string::npos);
-    for (const char *line : {"cell reduce cpu 16 0 0 p 0", "cell scan cpu 16 0 0 x 0", "cell scan cpu 16 0",
-                             "cell scan cpu 16 0 0 p 0 extra",
-                             "round 1.5", "cell scan cpu 16 0 0 p 0\nround 1.5 fast", "what", "gap", "gap fast",
-                             "gap 0", "gap -1.4", "gap 1.4 us", "cell scan cpu 16 0 0 p 0\ngap 1.4",
-                             "gap 1.4\ngap 1.5"}) {
-        SCOPED_TRACE(line);
-        const std::string message = refusal(header + line + "\nend\n");
-        EXPECT_NE(message.find("process 2 of 4 wrote a cell list this program cannot read"), std::string::npos)
-            << message;
-    }
-    EXPECT_NE(refusal(header + "end\ncell scan cpu 16 0 0 p 0\n").find("line 3"), std::string::npos);
+// A report read back has no percentiles: the pooled ones are the processes' that have them.
+TEST(ProcessPooling, PercentilesComeFromTheProcessesThatGiveThem) {
+    Statistics own = summarize({1.0, 2.0, 3.0});
+    Statistics read = own;
+    read.p10Ms = read.p90Ms = 0;
+    const PooledRounds pooled = poolProcesses({read, own});
+    EXPECT_DOUBLE_EQ(pooled.all.p10Ms, own.p10Ms);
+    EXPECT_DOUBLE_EQ(pooled.all.p90Ms, own.p90Ms);
+    EXPECT_EQ(pooled.medianSpread, 0);
+    EXPECT_EQ(poolProcesses({}).all.samples, 0);
 }
 
 // Process 1 failed the compaction, process 2 was slowed by a clock limit and skipped the
 // scan at 2^10; the parent's own rows passed.
-TEST(ChildCells, TheChildrensVerdictsJoinTheParentsRows) {
+TEST(ProcessVerdicts, TheChildrensVerdictsJoinTheParentsRows) {
     Row scan = cell(Op::Scan, "naive", 1024, false, 128);
     Row compact = cell(Op::Compact, "naive", 1024, false, 128);
     Row sort = cell(Op::Sort, "cub", 1024, false, std::nullopt);
-    std::vector<ChildCells> children(2);
-    children[0][keyOf(scan)].rounds = {{1.0}};
-    children[0][keyOf(compact)] = {Row::Status::Failed, "expected 5 elements, got 6", false, {}};
-    children[0][keyOf(sort)].rounds = {{3.0}};
-    children[1][keyOf(scan)] = {Row::Status::Skipped, "no CUDA device", true, {}};
-    children[1][keyOf(compact)].rounds = {{2.0}};
-    children[1][keyOf(sort)] = {Row::Status::Passed, "", true, {{4.0}}};
+    const auto child = [](Row row, Row::Status status, const std::string &note, bool throttled) {
+        row.status = status;
+        row.note = note;
+        row.throttled = throttled;
+        return row;
+    };
+    std::vector<ProcessCells> children(2);
+    children[0][keyOf(scan)] = child(scan, Row::Status::Passed, "", false);
+    children[0][keyOf(compact)] = child(compact, Row::Status::Failed, "expected 5 elements, got 6", false);
+    children[0][keyOf(sort)] = child(sort, Row::Status::Passed, "", false);
+    children[1][keyOf(scan)] = child(scan, Row::Status::Skipped, "no CUDA device", true);
+    children[1][keyOf(compact)] = child(compact, Row::Status::Passed, "", false);
+    children[1][keyOf(sort)] = child(sort, Row::Status::Passed, "", true);
 
     mergeChildVerdicts(compact, children, 3);
     EXPECT_EQ(compact.status, Row::Status::Failed);
@@ -174,7 +113,6 @@ TEST(ChildCells, TheChildrensVerdictsJoinTheParentsRows) {
     mergeChildVerdicts(sort, children, 3);
     EXPECT_TRUE(sort.throttled);
     EXPECT_EQ(sort.note, "launch-bound: within 1.5x of its empty call; throttled in process 2 of 3");
-    // The parent's row of `op` at 2^10 with its own status and note, the children's merged in.
     const auto merged = [&children](Op op, Row::Status status, const std::string &note) {
         Row row = cell(op, "naive", 1024, false, 128);
         row.status = status;
@@ -195,99 +133,101 @@ TEST(ChildCells, TheChildrensVerdictsJoinTheParentsRows) {
     EXPECT_EQ(merged(Op::Compact, Row::Status::Failed, "a[0] = 1, expected 0").note, "a[0] = 1, expected 0");
 }
 
-// Every passed child's rounds, process by process; a failed or skipped child's none.
-TEST(ChildCells, TheRoundsOfEveryPassedChildInProcessOrder) {
-    const Row scan = cell(Op::Scan, "decoupled", 1 << 16, true, std::nullopt);
-    std::vector<ChildCells> children(3);
-    children[0][keyOf(scan)].rounds = {{1.0, 1.1}, {1.2}};
-    children[1][keyOf(scan)] = {Row::Status::Failed, "a[3] = 0, expected 1", false, {{9.0}}};
-    children[2][keyOf(scan)].rounds = {{1.3}};
-    int processes = -1;
-    EXPECT_EQ(childRounds(keyOf(scan), children, &processes),
-              (std::vector<std::vector<double>>{{1.0, 1.1}, {1.2}, {1.3}}));
-    EXPECT_EQ(processes, 2);
-    EXPECT_TRUE(childRounds(keyOf(cell(Op::Scan, "cub", 1 << 16, true, std::nullopt)), children).empty());
-    EXPECT_TRUE(childRounds(keyOf(scan), {}).empty());
+// The figures of the children that passed a cell, in process order; a cell told apart
+// by its companion flag and block size.
+TEST(ProcessVerdicts, TheFiguresOfEveryPassedChildInProcessOrder) {
+    Row scan = cell(Op::Scan, "decoupled", 1 << 16, true, std::nullopt);
+    JsonReport first, second, third;
+    scan.timing.samples = 2;
+    scan.timing.medianMs = 1.0;
+    first.rows.push_back(scan);
+    Row failed = scan;
+    failed.status = Row::Status::Failed;
+    second.rows.push_back(failed);
+    scan.timing.medianMs = 1.3;
+    third.rows.push_back(scan);
+    const std::vector<ProcessCells> children = {cellsOf(first), cellsOf(second), cellsOf(third)};
+    const std::vector<Statistics> figures = childFigures(keyOf(scan), children);
+    ASSERT_EQ(figures.size(), 2u);
+    EXPECT_EQ(figures[0].medianMs, 1.0);
+    EXPECT_EQ(figures[1].medianMs, 1.3);
+    EXPECT_TRUE(childFigures(keyOf(cell(Op::Scan, "decoupled", 1 << 16, false, std::nullopt)), children).empty());
+    EXPECT_TRUE(childFigures(keyOf(cell(Op::Scan, "decoupled", 1 << 16, true, 128)), children).empty());
+    EXPECT_EQ(processLabel(2, 4), "process 2 of 4");
 }
 
-TEST(ChildCells, ProcessesAreCountedFromOne) {
-    EXPECT_EQ(processLabel(1, 8), "process 1 of 8");
-    EXPECT_EQ(processLabel(14, 8, 64), "process 14 of up to 64");
-    EXPECT_EQ(processLabel(3, 8, 8), "process 3 of 8");
+// A child runs the ordinary command line, its report going to a JSON file alone.
+TEST(ProcessVerdicts, AChildsCommandLineWritesOneJsonReport) {
+    const std::vector<std::string> parent = {"--ops", "scan", "--processes", "3", "--output", "a.csv", "--format=json",
+                                             "--quiet", "--output=b.md", "--processes=4", "--sizes", "2^10", "--format",
+                                             "csv"};
+    EXPECT_EQ(childArguments(parent, "/tmp/x.json"),
+              (std::vector<std::string>{"--ops", "scan", "--sizes", "2^10", "--output", "/tmp/x.json", "--quiet"}));
+    EXPECT_EQ(childArguments({"--processes-x"}, "r.json"),
+              (std::vector<std::string>{"--processes-x", "--output", "r.json", "--quiet"}));
 }
 
-// --max-processes: an input needs more processes while one of its cells (its SIZE - 3
-// companion's included) has a 95% interval over the children's figures wider than the
-// limit, or one child alone has passed it; a child's rounds make one figure; cells that
-// no child passed, or that one failed, do not hold their input back.
-TEST(ChildCells, AnInputIsUnsettledWhileACellsIntervalIsWiderThanTheLimit) {
-    const std::vector<SweepInput> inputs{{Op::Scan, 1024},    {Op::Scan, 4096},   {Op::Compact, 1024},
-                                         {Op::Compact, 4096}, {Op::Sort, 1024},   {Op::Partition, 1024}};
-    std::vector<ChildCells> children(4);
-    // scan 1024: four medians 1.00, 1.02, 0.98, 1.00 -> standard deviation 0.0163, error
-    // of the mean 0.0082, times t(3) = 3.182: a half-width of 2.6%.
-    const Row scan = cell(Op::Scan, "cpu", 1024, false, std::nullopt);
-    const double medians[] = {1.00, 1.02, 0.98, 1.00};
-    for (int k = 0; k < 4; ++k) children[k][keyOf(scan)].rounds = {std::vector<double>(100, medians[k])};
-    // scan 4096 agrees exactly in every child; its companion (4093) reads 2.0 and 1.998 in
-    // turns: a half-width of 0.09%.
-    const Row big = cell(Op::Scan, "cpu", 4096, false, std::nullopt);
-    const Row companion = cell(Op::Scan, "cpu", 4093, true, std::nullopt);
-    for (int k = 0; k < 4; ++k) {
-        children[k][keyOf(big)].rounds = {std::vector<double>(100, 2.0)};
-        children[k][keyOf(companion)].rounds = {std::vector<double>(100, 2.0 - 0.002 * (k % 2))};
-    }
-    // compact 1024: passed in one child only (skipped in the others).
-    const Row compact = cell(Op::Compact, "cpu", 1024, false, std::nullopt);
-    children[0][keyOf(compact)].rounds = {std::vector<double>(100, 1.0)};
-    for (int k = 1; k < 4; ++k) children[k][keyOf(compact)] = {Row::Status::Skipped, "no CUDA device", false, {}};
-    // compact 4096: far apart where it passed, but one child failed it.
-    const Row failing = cell(Op::Compact, "cpu", 4096, false, std::nullopt);
-    for (int k = 0; k < 3; ++k) children[k][keyOf(failing)].rounds = {std::vector<double>(10, 1.0 + k)};
-    children[3][keyOf(failing)] = {Row::Status::Failed, "a[0] = 1, expected 0", false, {}};
-    // sort 1024: skipped everywhere.
-    for (int k = 0; k < 4; ++k) {
-        children[k][keyOf(cell(Op::Sort, "cub", 1024, false, std::nullopt))].status = Row::Status::Skipped;
-    }
-    // partition 1024: two rounds in each child, 1.0 and 1.2: the rounds spread by 18%, the
-    // children's figures (1.1 each) not at all.
-    const Row partition = cell(Op::Partition, "cpu", 1024, false, std::nullopt);
-    for (int k = 0; k < 4; ++k) {
-        children[k][keyOf(partition)].rounds = {std::vector<double>(10, 1.0), std::vector<double>(10, 1.2)};
-    }
-
-    EXPECT_EQ(unsettledInputs(inputs, children, 0.02),
-              (std::vector<SweepInput>{{Op::Scan, 1024}, {Op::Compact, 1024}}));
-    EXPECT_EQ(unsettledInputs(inputs, children, 0.03), (std::vector<SweepInput>{{Op::Compact, 1024}}));
-    // Under a limit of 0.05%, scan 4096's companion holds its input back.
-    EXPECT_EQ(unsettledInputs(inputs, children, 0.0005),
-              (std::vector<SweepInput>{{Op::Scan, 1024}, {Op::Scan, 4096}, {Op::Compact, 1024}}));
-    // No children yet, or children that passed nothing: nothing to chase.
-    EXPECT_TRUE(unsettledInputs(inputs, {}, 0.01).empty());
-    std::vector<ChildCells> nothingPassed(2);
-    for (ChildCells &cells : nothingPassed) {
-        cells[keyOf(scan)] = {Row::Status::Skipped, "no CUDA device", false, {}};
-        cells[keyOf(compact)] = {Row::Status::Failed, "a[0] = 1, expected 0", false, {}};
-    }
-    EXPECT_TRUE(unsettledInputs(inputs, nothingPassed, 0.01).empty());
+TEST(ChildProcess, AFunctionsMessagesAndOutputComeBackAsWritten) {
+    std::vector<std::string> lines;
+    std::string printed;
+    ChildSettings settings;
+    settings.stdoutTo = ChildSettings::Output::Capture;
+    settings.stderrTo = ChildSettings::Output::Capture;
+    settings.onMessage = [&lines](const std::string &line) { lines.push_back(line); };
+    settings.onOutput = [&printed](std::string_view chunk) { printed.append(chunk); };
+    const ChildExit exit = runChild(
+        [](int messages) {
+            sendLine(messages, "first");
+            std::printf("to stdout\n");
+            std::fflush(stdout);
+            sendLine(messages, "second\tpart");
+            std::fprintf(stderr, "to stderr\n");
+        },
+        settings);
+    EXPECT_EQ(exit.status, 0);
+    EXPECT_EQ(exit.signal, 0);
+    EXPECT_FALSE(exit.timedOut);
+    EXPECT_EQ(lines, (std::vector<std::string>{"first", "second\tpart"}));
+    EXPECT_EQ(printed, "to stdout\nto stderr\n");
 }
 
-// Figures that agree exactly (medians of timings in whole clock ticks can) do not make an
-// interval of zero: it is never narrower than the calls' noise allows. Two children, each
-// one round of 0.9, 1.0 and 1.1 ms: both medians 1.0, the calls' noise 10% over 3 samples,
-// an error of 5.77% a child, 4.08% for the mean of two, a half-width of 8.0%.
-TEST(ChildCells, FiguresThatAgreeExactlyStillCarryTheirCallsNoise) {
-    const std::vector<SweepInput> inputs{{Op::Scan, 256}};
-    const Row scan = cell(Op::Scan, "cpu", 256, false, std::nullopt);
-    std::vector<ChildCells> children(2);
-    for (ChildCells &cells : children) cells[keyOf(scan)].rounds = {{0.9, 1.0, 1.1}};
-    EXPECT_EQ(unsettledInputs(inputs, children, 0.05), inputs);
-    EXPECT_EQ(unsettledInputs(inputs, children, 0.079), inputs);
-    EXPECT_TRUE(unsettledInputs(inputs, children, 0.081).empty());
-    // The same calls in two rounds a child: each child's figure then has half the variance.
-    for (ChildCells &cells : children) cells[keyOf(scan)].rounds = {{0.9, 1.0, 1.1}, {0.9, 1.0, 1.1}};
-    EXPECT_EQ(unsettledInputs(inputs, children, 0.055), inputs);
-    EXPECT_TRUE(unsettledInputs(inputs, children, 0.058).empty());
+TEST(ChildProcess, HowAChildEndedIsReported) {
+    ChildSettings quiet;
+    EXPECT_EQ(runChild([](int) { _exit(3); }, quiet).status, 3);
+    const ChildExit killed = runChild([](int) { std::raise(SIGSEGV); }, quiet);
+    EXPECT_EQ(killed.signal, SIGSEGV);
+    EXPECT_EQ(killed.status, 128 + SIGSEGV);
+    ChildSettings limited;
+    limited.silenceLimitMs = 200;
+    const auto started = std::chrono::steady_clock::now();
+    const ChildExit silent = runChild([](int) { std::this_thread::sleep_for(std::chrono::seconds(20)); }, limited);
+    EXPECT_TRUE(silent.timedOut);
+    EXPECT_EQ(silent.signal, SIGKILL);
+    EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(10));
+}
+
+TEST(ChildProcess, AStopSignalIsPassedOn) {
+    volatile std::sig_atomic_t stop = SIGTERM;
+    ChildSettings settings;
+    settings.stop = &stop;
+    const ChildExit exit = runChild([](int) { std::this_thread::sleep_for(std::chrono::seconds(20)); }, settings);
+    EXPECT_EQ(exit.signal, SIGTERM);
+}
+
+TEST(ChildProcess, AProgramRunsWithItsArgumentsOrIsRefusedByName) {
+    std::string printed;
+    ChildSettings settings;
+    settings.stdoutTo = ChildSettings::Output::Capture;
+    settings.onOutput = [&printed](std::string_view chunk) { printed.append(chunk); };
+    EXPECT_EQ(runProgram("sh", {"-c", "echo \"$0 $1\"; exit 4", "a b", "c"}, settings).status, 4);
+    EXPECT_EQ(printed, "a b c\n");
+    try {
+        runProgram("/nonexistent/program", {}, ChildSettings{});
+        FAIL() << "started";
+    } catch (const std::runtime_error &e) {
+        EXPECT_NE(std::string(e.what()).find("cannot start '/nonexistent/program'"), std::string::npos) << e.what();
+    }
+    EXPECT_TRUE(canStartProcesses());
 }
 
 }  // namespace

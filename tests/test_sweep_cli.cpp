@@ -168,34 +168,6 @@ TEST(SweepCommandLine, ReadsEveryFlag) {
     // Every argument after the program's name, as typed, for the child processes' command line.
     EXPECT_EQ(options.arguments.front(), "--sizes");
     EXPECT_EQ(options.arguments.back(), "4");
-    EXPECT_TRUE(options.childCells.empty());
-}
-
-// --max-processes and its limit; the flags a child with inputs of its own is given.
-TEST(SweepCommandLine, ReadsTheProcessLimits) {
-    Options options;
-    std::string errors;
-    ASSERT_EQ(parseArgs({"--processes", "4", "--max-processes", "16", "--max-process-error", "0.5%"}, options, errors),
-              -1)
-        << errors;
-    EXPECT_EQ(options.processes, 4);
-    EXPECT_EQ(options.maxProcesses, 16);
-    EXPECT_DOUBLE_EQ(options.maxProcessError, 0.005);
-    Options child;
-    ASSERT_EQ(parseArgs({"--processes", "4", "--max-processes", "16", "--child-cells", "x", "--child-index", "9",
-                         "--child-inputs", "scan:1024,compact:2^12"},
-                        child, errors),
-              -1)
-        << errors;
-    EXPECT_EQ(child.childIndex, 9);
-    ASSERT_EQ(child.childInputs.size(), 2u);
-    EXPECT_TRUE((child.childInputs[0] == Harness::SweepInput{Op::Scan, 1024}));
-    EXPECT_TRUE((child.childInputs[1] == Harness::SweepInput{Op::Compact, 4096}));
-    EXPECT_EQ(Harness::sweepInputsText(child.childInputs), "scan:1024,compact:4096");
-    Options plain;
-    ASSERT_EQ(parseArgs({"--processes", "4"}, plain, errors), -1) << errors;
-    EXPECT_EQ(plain.maxProcesses, 0);
-    EXPECT_DOUBLE_EQ(plain.maxProcessError, 0.01);
 }
 
 TEST(SweepCommandLine, DefaultsFollowTheCourseFlags) {
@@ -255,20 +227,6 @@ TEST(SweepCommandLine, BadInputGetsOneLineAndStatus2) {
         {{"--processes", "65"}, "--processes"},
         {{"--processes", "two"}, "--processes"},
         {{"--grade", "--processes", "2"}, "--processes"},
-        {{"--child-cells", "x", "--sizes", "2^10"}, "--child-cells"},
-        {{"--child-cells", "x", "--child-index", "2", "--processes", "2"}, "--child-cells"},
-        {{"--child-index", "1", "--processes", "2"}, "--child-cells"},
-        {{"--max-processes", "4"}, "--max-processes"},
-        {{"--processes", "8", "--max-processes", "4"}, "--max-processes"},
-        {{"--processes", "2", "--max-processes", "65"}, "--max-processes"},
-        {{"--grade", "--max-processes", "2"}, "--max-processes"},
-        {{"--processes", "4", "--max-process-error", "1"}, "--max-process-error"},
-        {{"--processes", "2", "--max-processes", "4", "--max-process-error", "0"}, "--max-process-error"},
-        {{"--processes", "2", "--max-processes", "4", "--max-process-error", "101%"}, "--max-process-error"},
-        {{"--child-inputs", "scan:1024", "--processes", "2"}, "--child-cells"},
-        {{"--child-cells", "x", "--child-index", "1", "--processes", "2", "--child-inputs", "reduce:4"},
-         "--child-inputs"},
-        {{"--child-cells", "x", "--child-index", "4", "--processes", "2", "--max-processes", "4"}, "--child-cells"},
     };
     for (const BadLine &bad : cases) {
         Options options;
@@ -297,19 +255,12 @@ TEST(SweepCommandLine, TheSamplingTextSaysHowRoundsAndProcessesMakeAFigure) {
     options.rounds = 1;
     EXPECT_NE(Harness::samplingText(options).find("; one round in each of 4 processes"), std::string::npos)
         << Harness::samplingText(options);
-    options.maxProcesses = 32;
-    options.maxProcessError = 0.005;
-    EXPECT_NE(Harness::samplingText(options).find("; one round in each of 4 to 32 processes, one after another, more "
-                                                  "for an input until its figures' 95% intervals are within +-0.5%"),
-              std::string::npos)
-        << Harness::samplingText(options);
 }
 
 TEST(SweepCommandLine, HelpGroupsTheFlags) {
     const std::string help = TestSupport::printedBy({"--help"});
     for (const char *text : {"Sweep", "Reports", "--sizes", "--block-sizes", "--ops", "--keep", "--no-npot", "--format",
-                             "--output", "--quiet", "--warmup", "--rounds", "--processes", "--max-processes",
-                             "--max-process-error"}) {
+                             "--output", "--quiet", "--warmup", "--rounds", "--processes"}) {
         EXPECT_NE(help.find(text), std::string::npos) << text;
     }
     // The flags the program gives its own child processes are not the user's.
@@ -545,25 +496,35 @@ TEST(Sweep, RoundsPoolTheirCallsAndGiveTheirMediansSpread) {
     }
 }
 
-// A sweep in three processes whose two children's cells are given (no child started):
-// each row pools the children's rounds of its own cell, told apart by size and by the
-// SIZE - 3 companion, with its own; a child's failure fails the row and the exit status;
-// a child's clock limit marks it.
-TEST(Sweep, ThreeProcessesPoolTheChildrensRoundsOfEachCell) {
-    using Harness::CellKey;
-    using Harness::ChildCell;
-    std::vector<Harness::ChildCells> children(2);
-    const CellKey scan{Op::Scan, "cpu", 256, false, 0}, scanCompanion{Op::Scan, "cpu", 253, true, 0};
-    const CellKey compact{Op::Compact, "cpu", 256, false, 0}, compactCompanion{Op::Compact, "cpu", 253, true, 0};
-    children[0][scan].rounds = {{900, 900, 900}};
-    children[0][scanCompanion].rounds = {{600, 600, 600}, {600, 600}};
-    children[0][compact] = {Harness::Row::Status::Failed, "a[17] = 3 where 4 was expected", false, {}};
-    children[0][compactCompanion].rounds = {{30, 30, 30}};
-    children[1][scan].rounds = {{300, 300, 300}};
-    children[1][scanCompanion] = {Harness::Row::Status::Passed, "", true, {{300, 300, 300}}};
-    children[1][compact].rounds = {{3, 3, 3}};
-    children[1][compactCompanion].rounds = {{60, 60, 60}};
-    const Harness::ChildRunner runner = [&](int index, const std::vector<std::string> &) {
+// A child's row of a cpu cell: passed, `samples` calls all at `ms`.
+Harness::Row childRow(Op op, long long size, bool npot, double ms, int samples) {
+    Harness::Row row;
+    row.op = op;
+    row.backend = "cpu";
+    row.size = size;
+    row.npot = npot;
+    row.timing.samples = samples;
+    row.timing.medianMs = row.timing.meanMs = row.timing.minMs = row.timing.maxMs = ms;
+    return row;
+}
+
+// A sweep in three processes whose two children's reports are given (no child started):
+// each row pools the children's figures of its own cell, told apart by size and by the
+// SIZE - 3 companion, with its own, every process one replicate; a child's failure fails
+// the row and the exit status; a child's clock limit marks it. Each child is asked for
+// the ordinary command line with its report going to one JSON file.
+TEST(Sweep, ThreeProcessesPoolTheChildrensFiguresOfEachCell) {
+    std::vector<Harness::JsonReport> children(2);
+    children[0].rows = {childRow(Op::Scan, 256, false, 900, 3), childRow(Op::Scan, 253, true, 600, 5),
+                        childRow(Op::Compact, 256, false, 3, 3), childRow(Op::Compact, 253, true, 30, 3)};
+    children[0].rows[2].status = Harness::Row::Status::Failed;
+    children[0].rows[2].note = "a[17] = 3 where 4 was expected";
+    children[1].rows = {childRow(Op::Scan, 256, false, 300, 3), childRow(Op::Scan, 253, true, 300, 3),
+                        childRow(Op::Compact, 256, false, 3, 3), childRow(Op::Compact, 253, true, 60, 3)};
+    children[1].rows[1].throttled = true;
+    std::vector<std::vector<std::string>> started;
+    const Harness::ChildRunner runner = [&](int index, const std::vector<std::string> &arguments) {
+        started.push_back(arguments);
         return children[static_cast<std::size_t>(index - 1)];
     };
     Harness::setChildRunnerForTesting(&runner);
@@ -573,6 +534,16 @@ TEST(Sweep, ThreeProcessesPoolTheChildrensRoundsOfEachCell) {
                                          csv);
     Harness::setChildRunnerForTesting(nullptr);
     EXPECT_EQ(status, 1) << csv;  // a child failed a cell
+    ASSERT_EQ(started.size(), 2u);
+    for (const auto &arguments : started) {
+        ASSERT_GE(arguments.size(), 3u);
+        EXPECT_EQ(arguments[arguments.size() - 3], "--output");
+        EXPECT_TRUE(arguments[arguments.size() - 2].ends_with(".json")) << arguments[arguments.size() - 2];
+        EXPECT_EQ(arguments.back(), "--quiet");
+        for (const char *dropped : {"--processes", "--format", "csv"}) {
+            EXPECT_EQ(std::find(arguments.begin(), arguments.end(), dropped), arguments.end()) << dropped;
+        }
+    }
     const CsvReport report(csv);
     ASSERT_EQ(report.rows.size(), 4u) << csv;
     std::map<std::string, std::map<std::string, std::string>> rows;  // by "op size"
@@ -583,16 +554,16 @@ TEST(Sweep, ThreeProcessesPoolTheChildrensRoundsOfEachCell) {
             fields[name] = report.field(row, name);
         }
     }
-    // The parent's own round takes microseconds: the figure is the mean of three medians.
+    // The parent's own calls take microseconds: the figure is the mean of three medians.
     const auto median = [&](const std::string &key) { return std::stod(rows[key]["median_ms"]); };
     EXPECT_NEAR(median("scan 256"), (900 + 300) / 3.0, 0.01);
     EXPECT_EQ(rows["scan 256"]["samples"], "9");
     EXPECT_EQ(rows["scan 256"]["rounds"], "3");
     EXPECT_FALSE(rows["scan 256"]["rounds_error_pct"].empty());
-    EXPECT_NE(rows["scan 256"]["note"].find("3 rounds in 3 processes: medians "), std::string::npos)
-        << rows["scan 256"]["note"];
+    EXPECT_GT(std::stod(rows["scan 256"]["round_spread_pct"]), 1000);  // 900 ms over microseconds
+    EXPECT_NE(rows["scan 256"]["note"].find("3 processes: medians "), std::string::npos) << rows["scan 256"]["note"];
     EXPECT_EQ(rows["scan 256"]["throttled"], "false");
-    EXPECT_NEAR(median("scan 253"), (600 + 600 + 300) / 4.0, 0.01);
+    EXPECT_NEAR(median("scan 253"), (600 + 300) / 3.0, 0.01);
     EXPECT_EQ(rows["scan 253"]["samples"], "11");
     EXPECT_EQ(rows["scan 253"]["throttled"], "true");
     EXPECT_NE(rows["scan 253"]["note"].find("throttled in process 2 of 3"), std::string::npos)
@@ -601,74 +572,6 @@ TEST(Sweep, ThreeProcessesPoolTheChildrensRoundsOfEachCell) {
     EXPECT_EQ(rows["compact 256"]["note"], "process 1 of 3: a[17] = 3 where 4 was expected");
     EXPECT_NEAR(median("compact 253"), (30 + 60) / 3.0, 0.01);
     EXPECT_EQ(rows["compact 253"]["verified"], "passed");
-}
-
-// --max-processes, its children stood in for: past the first N - 1, a child is started
-// for the inputs not yet settled alone, and none once every input has settled. scan 1024
-// reads the same in every child, so two settle it; scan 256's medians 1, 2, 1.5 and 1.5
-// give 95% intervals of +-423%, +-83% and +-43% after two, three and four children.
-TEST(Sweep, MoreProcessesMeasureOnlyTheInputsNotYetSettled) {
-    using Harness::CellKey;
-    const CellKey small{Op::Scan, "cpu", 256, false, 0}, large{Op::Scan, "cpu", 1024, false, 0};
-    const double smallMedians[] = {1.0, 2.0, 1.5, 1.5, 1.5, 1.5, 1.5};
-    std::vector<std::vector<std::string>> started;
-    const Harness::ChildRunner runner = [&](int index, const std::vector<std::string> &arguments) {
-        started.push_back(arguments);
-        const auto told = std::find(arguments.begin(), arguments.end(), "--child-index");
-        EXPECT_TRUE(told != arguments.end() && told + 1 != arguments.end() && *(told + 1) == std::to_string(index));
-        Harness::ChildCells cells;
-        cells[small].rounds = {std::vector<double>(3, smallMedians[index - 1])};
-        const auto only = std::find(arguments.begin(), arguments.end(), "--child-inputs");
-        if (only == arguments.end()) cells[large].rounds = {std::vector<double>(3, 1.0)};
-        return cells;
-    };
-    Harness::setChildRunnerForTesting(&runner);
-    std::string csv;
-    const int status = runSweepCapturing({"--ops", "scan", "--backends", "cpu", "--sizes", "2^8,2^10", "--no-npot",
-                                          "--reps", "3", "--processes", "2", "--max-processes", "8",
-                                          "--max-process-error", "50%", "--format", "csv", "--quiet"},
-                                         csv);
-    Harness::setChildRunnerForTesting(nullptr);
-    EXPECT_EQ(status, 0) << csv;
-    ASSERT_EQ(started.size(), 4u);
-    for (std::size_t k = 0; k < started.size(); ++k) {
-        const auto only = std::find(started[k].begin(), started[k].end(), "--child-inputs");
-        if (k < 2) {
-            EXPECT_EQ(only, started[k].end()) << "child " << k + 1;
-        } else {
-            ASSERT_NE(only, started[k].end()) << "child " << k + 1;
-            EXPECT_EQ(*(only + 1), "scan:256") << "child " << k + 1;
-        }
-    }
-    const CsvReport report(csv);
-    ASSERT_EQ(report.rows.size(), 2u) << csv;
-    for (const auto &row : report.rows) {
-        // the parent's own round besides the children's
-        EXPECT_EQ(report.field(row, "rounds"), report.field(row, "size") == "256" ? "5" : "3") << csv;
-    }
-}
-
-// A child process given inputs of its own (--max-processes) measures those alone, a
-// size's SIZE - 3 companion with it, and writes their cells for the parent.
-TEST(Sweep, AChildGivenInputsMeasuresThoseAlone) {
-    const std::string path = testing::TempDir() + "child-inputs-cells.txt";
-    std::string out;
-    const int status = runSweepCapturing({"--ops", "scan,compact", "--backends", "cpu", "--sizes", "2^8,2^10", "--reps",
-                                          "3", "--processes", "2", "--max-processes", "4", "--child-cells",
-                                          path.c_str(), "--child-index", "3", "--child-inputs", "compact:256",
-                                          "--quiet"},
-                                         out);
-    EXPECT_EQ(status, 0) << out;
-    std::ifstream in(path);
-    const Harness::ChildCells cells = Harness::readChildCells(in, "process 3 of up to 4", status);
-    std::remove(path.c_str());
-    std::vector<std::string> measured;
-    for (const auto &[key, cell] : cells) {
-        measured.push_back(std::string(Harness::opName(key.op)) + " " + std::to_string(key.size));
-        EXPECT_EQ(cell.status, Harness::Row::Status::Passed);
-        EXPECT_EQ(cell.rounds.size(), 1u);
-    }
-    EXPECT_EQ(measured, (std::vector<std::string>{"compact 253", "compact 256"}));
 }
 
 // The device outputs a sweep's GPU cells were allocated at, by back end, round by round.

@@ -1,9 +1,5 @@
 #include "commands/grade.h"
 
-#include <poll.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cerrno>
 #include <csignal>
@@ -13,14 +9,17 @@
 #include <string_view>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include <stream_compaction/errors.h>
 #include <stream_compaction/launch.h>
 #include <stream_compaction/student.h>
 
 #include "measure/device_info.h"
-#include "report/reporters.h"
 #include "measure/runner.h"
+#include "platform/child_process.h"
+#include "report/reporters.h"
+#include "report/tables.h"
 #include "testing_helpers.hpp"
 
 namespace Harness {
@@ -153,17 +152,6 @@ struct Task {
     GradeCell cell = {};
 };
 
-void sendLine(int fd, const std::string &line) {
-    const std::string text = line + "\n";
-    std::size_t sent = 0;
-    while (sent < text.size()) {
-        const ssize_t n = write(fd, text.data() + sent, text.size() - sent);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) return;
-        sent += static_cast<std::size_t>(n);
-    }
-}
-
 std::string describeGpu() {
     if (!Common::deviceAvailable()) return "none (no CUDA device; GPU cases are skipped)";
     try {
@@ -172,6 +160,40 @@ std::string describeGpu() {
     } catch (const std::exception &e) {
         return std::string("unknown: ") + e.what();
     }
+}
+
+// A task done, with its outcome.
+void finish(Task &task, Outcome outcome, std::string detail) {
+    task.done = true;
+    task.cell.outcome = outcome;
+    task.cell.detail = std::move(detail);
+}
+
+// How a child that ended during a call ended, with the last two lines it printed (such as
+// a course error check's message before exit()).
+std::string howItEnded(const ChildExit &exit, const std::string &printed) {
+    std::string how = exit.timedOut ? fmt::format("did not finish within {} s, and was stopped", kCaseTimeoutSeconds)
+                      : exit.signal
+                          ? fmt::format("the process died of signal {} ({})", exit.signal, strsignal(exit.signal))
+                          : fmt::format("the process exited with status {} during the call", exit.status);
+    std::vector<std::string> lines;
+    std::string line;
+    for (char c : printed) {
+        if (c == '\n') {
+            if (!line.empty()) lines.push_back(line);
+            line.clear();
+        } else {
+            line += c;
+        }
+    }
+    if (!line.empty()) lines.push_back(line);
+    if (!lines.empty()) {
+        const std::size_t from = lines.size() > 2 ? lines.size() - 2 : 0;
+        std::string tail;
+        for (std::size_t i = from; i < lines.size(); ++i) tail += (tail.empty() ? "" : " | ") + lines[i];
+        how += "; it printed: " + tail;
+    }
+    return how;
 }
 
 // The grade: the tasks, run in children, and the table they make.
@@ -198,7 +220,7 @@ public:
     }
 
     void run() {
-        for (std::size_t next = nextOpen(0); next < tasks_.size(); next = nextOpen(next)) next = runChild(next);
+        for (std::size_t next = nextOpen(0); next < tasks_.size(); next = nextOpen(next)) next = runFrom(next);
     }
 
     std::string render(Format format) const {
@@ -217,12 +239,6 @@ public:
     long long failures() const { return count(failed); }
 
 private:
-    static void finish(Task &task, Outcome outcome, std::string detail) {
-        task.done = true;
-        task.cell.outcome = outcome;
-        task.cell.detail = std::move(detail);
-    }
-
     std::size_t nextOpen(std::size_t from) const {
         while (from < tasks_.size() && tasks_[from].done) ++from;
         return from;
@@ -230,7 +246,7 @@ private:
 
     // The child: runs the open tasks from `start` on, one result line each, and ends
     // after the last one, or after a fault that leaves the GPU unusable.
-    [[noreturn]] void childMain(int results, std::size_t start) const {
+    void childMain(int results, std::size_t start) const {
         Common::setBlockSize(options_.blockSize);
         sendLine(results, fmt::format("D\t{}", oneLine(describeGpu())));
         for (std::size_t i = start; i < tasks_.size(); ++i) {
@@ -244,8 +260,6 @@ private:
                 break;
             }
         }
-        std::fflush(stdout);
-        _exit(0);
     }
 
     // One result line from a child.
@@ -271,73 +285,27 @@ private:
         }
     }
 
-    // Runs a child from task `start`; returns where the next child starts.
-    std::size_t runChild(std::size_t start) {
-        std::fflush(stdout);
-        std::fflush(stderr);
-        int results[2], output[2];
-        if (pipe(results) != 0 || pipe(output) != 0) throw std::runtime_error("--grade: cannot make a pipe");
-        const pid_t pid = fork();
-        if (pid < 0) throw std::runtime_error(std::string("--grade: cannot start a process: ") + std::strerror(errno));
-        if (pid == 0) {
-            close(results[0]);
-            close(output[0]);
-            // The submission's own printing (and its error checks') goes to the parent,
-            // which keeps the end of it for a crash's detail.
-            dup2(output[1], STDOUT_FILENO);
-            dup2(output[1], STDERR_FILENO);
-            close(output[1]);
-            childMain(results[1], start);
-        }
-        close(results[1]);
-        close(output[1]);
-
+    // Runs a child from task `start`; returns where the next child starts. The child's
+    // own printing (and its error checks') comes to this process, which keeps the end of
+    // it for a crash's detail; a child silent for kCaseTimeoutSeconds is stopped.
+    std::size_t runFrom(std::size_t start) {
         std::size_t lastReported = tasks_.size();  // none yet
-        std::string pending, printed;
-        bool timedOut = false;
-        pollfd fds[2] = {{results[0], POLLIN, 0}, {output[0], POLLIN, 0}};
-        while (fds[0].fd >= 0) {
-            const int ready = poll(fds, 2, kCaseTimeoutSeconds * 1000);
-            if (ready < 0 && errno == EINTR) continue;
-            if (ready == 0) {  // no result and no output for the whole time limit
-                kill(pid, SIGKILL);
-                timedOut = true;
-            }
-            for (int k = 0; k < 2; ++k) {
-                if (fds[k].fd < 0 || !(fds[k].revents & (POLLIN | POLLHUP | POLLERR))) continue;
-                char buffer[4096];
-                const ssize_t n = read(fds[k].fd, buffer, sizeof buffer);
-                if (n <= 0) {
-                    close(fds[k].fd);
-                    fds[k].fd = -1;
-                    continue;
-                }
-                if (k == 1) {
-                    printed.append(buffer, static_cast<std::size_t>(n));
-                    if (printed.size() > 8192) printed.erase(0, printed.size() - 4096);
-                    continue;
-                }
-                pending.append(buffer, static_cast<std::size_t>(n));
-                for (auto end = pending.find('\n'); end != std::string::npos; end = pending.find('\n')) {
-                    received(pending.substr(0, end), lastReported, printed);
-                    pending.erase(0, end + 1);
-                }
-            }
+        std::string printed;
+        ChildSettings settings;
+        settings.silenceLimitMs = kCaseTimeoutSeconds * 1000;
+        settings.stdoutTo = ChildSettings::Output::Capture;
+        settings.stderrTo = ChildSettings::Output::Capture;
+        settings.onMessage = [&](const std::string &line) { received(line, lastReported, printed); };
+        settings.onOutput = [&printed](std::string_view chunk) {
+            printed.append(chunk);
+            if (printed.size() > 8192) printed.erase(0, printed.size() - 4096);
+        };
+        ChildExit exit;
+        try {
+            exit = runChild([this, start](int results) { childMain(results, start); }, settings);
+        } catch (const std::runtime_error &e) {
+            throw std::runtime_error(std::string("--grade: ") + e.what());
         }
-        if (fds[1].fd >= 0) {  // what the child printed last, up to its end
-            char buffer[4096];
-            for (ssize_t n; (n = read(fds[1].fd, buffer, sizeof buffer)) != 0;) {
-                if (n < 0 && errno == EINTR) continue;
-                if (n < 0) break;
-                printed.append(buffer, static_cast<std::size_t>(n));
-                if (printed.size() > 8192) printed.erase(0, printed.size() - 4096);
-            }
-            close(fds[1].fd);
-        }
-        int status = 0;
-        while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-        }
-
         if (!lost_.empty()) {
             for (Task &task : tasks_) {
                 if (!task.done && task.gpu) finish(task, Outcome::NotRun, "not run after the GPU fault");
@@ -346,37 +314,10 @@ private:
         const std::size_t resume = lastReported == tasks_.size() ? start : lastReported + 1;
         const std::size_t crashed = nextOpen(resume);
         if (crashed < tasks_.size() && lost_.empty()) {
-            finish(tasks_[crashed], Outcome::Crashed, howItEnded(status, timedOut, printed));
+            finish(tasks_[crashed], Outcome::Crashed, howItEnded(exit, printed));
             return crashed + 1;
         }
         return crashed;
-    }
-
-    static std::string howItEnded(int status, bool timedOut, const std::string &printed) {
-        std::string how = timedOut ? fmt::format("did not finish within {} s, and was stopped", kCaseTimeoutSeconds)
-                          : WIFSIGNALED(status)
-                              ? fmt::format("the process died of signal {} ({})", WTERMSIG(status),
-                                            strsignal(WTERMSIG(status)))
-                              : fmt::format("the process exited with status {} during the call", WEXITSTATUS(status));
-        // The last two lines it printed, such as a course error check's message before exit().
-        std::vector<std::string> lines;
-        std::string line;
-        for (char c : printed) {
-            if (c == '\n') {
-                if (!line.empty()) lines.push_back(line);
-                line.clear();
-            } else {
-                line += c;
-            }
-        }
-        if (!line.empty()) lines.push_back(line);
-        if (!lines.empty()) {
-            const std::size_t from = lines.size() > 2 ? lines.size() - 2 : 0;
-            std::string tail;
-            for (std::size_t i = from; i < lines.size(); ++i) tail += (tail.empty() ? "" : " | ") + lines[i];
-            how += "; it printed: " + tail;
-        }
-        return how;
     }
 
     const GradeCell &cell(std::size_t function, std::size_t which) const {
@@ -428,74 +369,38 @@ private:
         return fmt::format("{} passed, {} failed", count([](Outcome o) { return o == Outcome::Passed; }), failures());
     }
 
-    std::vector<std::string> header() const {
-        std::vector<std::string> names = {"case", "n"};
-        for (const auto *function : functions_) names.push_back(function->label);
-        return names;
-    }
-
-    std::vector<std::string> tableRow(std::size_t c) const {
-        std::vector<std::string> row = {cases_[c].label, std::to_string(cases_[c].n)};
-        for (std::size_t f = 0; f < functions_.size(); ++f) row.push_back(cellText(cell(f, c)));
-        return row;
+    // The table of cases x functions: the case's label and n, then a cell per function.
+    Table table(std::string title) const {
+        Table t{std::move(title), {"case", "n"}, {}, {Table::Align::Left, Table::Align::Right}};
+        for (const auto *function : functions_) {
+            t.header.push_back(function->label);
+            t.align.push_back(Table::Align::Left);
+        }
+        for (std::size_t c = 0; c < cases_.size(); ++c) {
+            std::vector<std::string> row = {cases_[c].label, std::to_string(cases_[c].n)};
+            for (std::size_t f = 0; f < functions_.size(); ++f) row.push_back(cellText(cell(f, c)));
+            t.rows.push_back(std::move(row));
+        }
+        return t;
     }
 
     std::string text() const {
-        std::vector<std::vector<std::string>> rows = {header()};
-        for (std::size_t c = 0; c < cases_.size(); ++c) rows.push_back(tableRow(c));
-        std::vector<std::size_t> widths(rows[0].size(), 0);
-        for (const auto &row : rows) {
-            for (std::size_t i = 0; i < row.size(); ++i) widths[i] = std::max(widths[i], row[i].size());
-        }
-        std::string out = fmt::format("cis565_stream_compaction --grade: {}\n{}\n\n", title(), settingsLine());
-        const auto line = [&](const std::vector<std::string> &row) {
-            std::string text;
-            for (std::size_t i = 0; i < row.size(); ++i) {
-                text += i == 0 ? "" : "  ";
-                text += i == 1 ? fmt::format("{:>{}}", row[i], widths[i]) : fmt::format("{:<{}}", row[i], widths[i]);
-            }
-            while (!text.empty() && text.back() == ' ') text.pop_back();
-            return text + "\n";
-        };
-        out += line(rows[0]);
-        std::vector<std::string> rule;
-        for (std::size_t width : widths) rule.push_back(std::string(width, '-'));
-        out += line(rule);
-        for (std::size_t r = 1; r < rows.size(); ++r) out += line(rows[r]);
-        const std::vector<std::string> below = notes();
-        if (!below.empty()) out += "\n";
-        for (const std::string &note : below) out += note + "\n";
+        std::string out =
+            textTable(table(fmt::format("cis565_stream_compaction --grade: {}\n{}\n", title(), settingsLine())));
+        for (const std::string &note : notes()) out += note + "\n";
         return out + "\n" + summary() + "\n";
     }
 
     std::string markdown() const {
-        const auto row = [](const std::vector<std::string> &cells) {
-            std::string text = "|";
-            for (const std::string &cell : cells) text += " " + cell + " |";
-            return text + "\n";
-        };
-        std::string out = fmt::format("**Grade** of {}\n\n{}\n\n", title(), settingsLine());
-        out += row(header());
-        std::vector<std::string> rule = {"---", "---:"};
-        rule.resize(header().size(), "---");
-        out += row(rule);
-        for (std::size_t c = 0; c < cases_.size(); ++c) out += row(tableRow(c));
-        const std::vector<std::string> below = notes();
-        if (!below.empty()) out += "\n";
-        for (const std::string &note : below) out += "- " + note + "\n";
+        std::string out = markdownTable(table("Grade of " + title()));
+        out += settingsLine() + "\n\n";
+        for (const std::string &note : notes()) out += "- " + note + "\n";
         return out + "\n" + summary() + "\n";
     }
 
-    static std::string csvField(const std::string &text) {
-        if (text.find_first_of(",\"\n") == std::string::npos) return text;
-        std::string quoted = "\"";
-        for (char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
-        return quoted + "\"";
-    }
-
+    // One line per case and function under a header line: plain CSV.
     std::string csv() const {
-        std::string out = fmt::format("# cis565_stream_compaction --grade: {}\n# {}\ncase,n,function,outcome,index,detail\n",
-                                      title(), settingsLine());
+        std::string out = "case,n,function,outcome,index,detail\n";
         for (std::size_t c = 0; c < cases_.size(); ++c) {
             for (std::size_t f = 0; f < functions_.size(); ++f) {
                 const GradeCell &each = cell(f, c);
@@ -504,53 +409,35 @@ private:
                                    each.index >= 0 ? std::to_string(each.index) : "", csvField(each.detail));
             }
         }
-        for (const std::string &note : notes()) out += "# " + note + "\n";
-        return out + "# " + summary() + "\n";
-    }
-
-    static std::string jsonString(const std::string &text) {
-        std::string out = "\"";
-        for (unsigned char c : text) {
-            switch (c) {
-                case '"': out += "\\\""; break;
-                case '\\': out += "\\\\"; break;
-                case '\n': out += "\\n"; break;
-                case '\t': out += "\\t"; break;
-                default:
-                    if (c < 0x20) out += fmt::format("\\u{:04x}", c);
-                    else out += static_cast<char>(c);
-            }
-        }
-        return out + "\"";
+        return out;
     }
 
     std::string json() const {
-        std::string out = "{\n";
-        out += fmt::format("  \"submission\": {},\n  \"gpu\": {},\n  \"size\": {},\n  \"seed\": {},\n  \"block_size\": {},\n",
-                           jsonString(Student::directory()), jsonString(gpuLine()), options_.size, options_.seed,
-                           options_.blockSize);
-        out += "  \"functions\": [";
-        for (std::size_t f = 0; f < functions_.size(); ++f) out += (f ? ", " : "") + jsonString(functions_[f]->label);
-        out += "],\n  \"cases\": [";
+        nlohmann::ordered_json out;
+        out["submission"] = Student::directory();
+        out["gpu"] = gpuLine();
+        out["size"] = options_.size;
+        out["seed"] = options_.seed;
+        out["block_size"] = options_.blockSize;
+        out["functions"] = nlohmann::ordered_json::array();
+        for (const auto *function : functions_) out["functions"].push_back(function->label);
+        out["cases"] = nlohmann::ordered_json::array();
         for (std::size_t c = 0; c < cases_.size(); ++c) {
-            out += fmt::format("{}\n    {{\"case\": {}, \"n\": {}, \"cells\": {{", c ? "," : "", jsonString(cases_[c].label),
-                               cases_[c].n);
+            nlohmann::ordered_json cells = nlohmann::ordered_json::object();
             for (std::size_t f = 0; f < functions_.size(); ++f) {
                 const GradeCell &each = cell(f, c);
-                out += fmt::format("{}{}: {{\"outcome\": {}", f ? ", " : "", jsonString(functions_[f]->label),
-                                   jsonString(outcomeName(each.outcome)));
-                if (each.index >= 0) out += fmt::format(", \"index\": {}", each.index);
-                if (!each.detail.empty()) out += ", \"detail\": " + jsonString(each.detail);
-                out += "}";
+                nlohmann::ordered_json one = {{"outcome", outcomeName(each.outcome)}};
+                if (each.index >= 0) one["index"] = each.index;
+                if (!each.detail.empty()) one["detail"] = each.detail;
+                cells[functions_[f]->label] = std::move(one);
             }
-            out += "}}";
+            out["cases"].push_back({{"case", cases_[c].label}, {"n", cases_[c].n}, {"cells", std::move(cells)}});
         }
-        out += "\n  ],\n";
-        out += fmt::format("  \"gpu_fault\": {},\n", lost_.empty() ? "null" : jsonString(lost_));
-        out += fmt::format("  \"passed\": {},\n  \"failed\": {},\n  \"skipped\": {}\n}}\n",
-                           count([](Outcome o) { return o == Outcome::Passed; }), failures(),
-                           count([](Outcome o) { return o == Outcome::Skipped; }));
-        return out;
+        out["gpu_fault"] = lost_.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(lost_);
+        out["passed"] = count([](Outcome o) { return o == Outcome::Passed; });
+        out["failed"] = failures();
+        out["skipped"] = count([](Outcome o) { return o == Outcome::Skipped; });
+        return out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
     }
 
     const Options &options_;

@@ -3,228 +3,174 @@
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <istream>
-#include <set>
-#include <sstream>
+#include <fstream>
 #include <stdexcept>
 
 #include <fmt/format.h>
 
 #if !defined(_WIN32) && !defined(SC_NO_POSIX)
-#define SC_HAS_SPAWN 1
-#include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
-extern char **environ;
-#endif
-#if defined(__linux__) && !defined(SC_NO_POSIX)
-#include <sys/prctl.h>
+#define SC_HAS_MKSTEMPS 1
 #endif
 
 namespace Harness {
 
 namespace {
 
-// The recorder's first line; readChildCells refuses anything else.
-constexpr const char *kHeader = "cis565_stream_compaction child cells 1";
-
-char statusLetter(Row::Status status) {
-    return status == Row::Status::Passed ? 'p' : status == Row::Status::Failed ? 'f' : 's';
-}
-
-class ChildRecorder : public Reporter {
+// An empty file with a unique name ending ".json" in $TMPDIR (or /tmp), for a child's
+// report, removed when this goes.
+class TemporaryReport {
 public:
-    ChildRecorder(std::FILE *out, std::string where) : out_(out), where_(std::move(where)) {}
-
-    // The first line is flushed at once: a file with it is a child under way. The child's
-    // launch gap follows, where it was measured.
-    void begin(const Context &context) override {
-        write(std::string(kHeader) + "\n");
-        if (context.launchGapUs > 0) write(fmt::format("gap {}\n", context.launchGapUs));
-        if (std::fflush(out_) != 0) fail();
-    }
-    void add(const Row &row) override {
-        const CellKey key = keyOf(row);
-        std::string text = fmt::format("cell {} {} {} {} {} {} {}\n", opName(key.op), key.backend, key.size,
-                                       key.npot ? 1 : 0, key.blockSize, statusLetter(row.status), row.throttled ? 1 : 0);
-        if (!row.note.empty()) text += "note " + oneLine(row.note) + "\n";  // the format is line by line
-        for (const std::vector<double> &round : row.roundSamplesMs) {
-            text += "round";
-            for (double ms : round) text += fmt::format(" {}", ms);
-            text += "\n";
+    TemporaryReport() {
+#ifdef SC_HAS_MKSTEMPS
+        const char *directory = std::getenv("TMPDIR");
+        std::string pattern = std::string(directory && *directory ? directory : "/tmp") + "/cis565-process-XXXXXX.json";
+        const int fd = mkstemps(pattern.data(), 5);
+        if (fd < 0) {
+            throw std::runtime_error(fmt::format("--processes: cannot make a file for a child process's report ({}): {}",
+                                                 pattern, std::strerror(errno)));
         }
-        write(text);
+        close(fd);
+        path_ = pattern;
+#else
+        throw std::runtime_error("--processes: this build cannot start child processes");
+#endif
     }
-    void endOp() override {}
-    void stop(const std::string &) override { stopped_ = true; }
-    void end() override {
-        if (!stopped_) write("end\n");
-        if (std::fflush(out_) != 0) fail();
+    ~TemporaryReport() {
+        if (!path_.empty()) std::remove(path_.c_str());
     }
+    TemporaryReport(const TemporaryReport &) = delete;
+    TemporaryReport &operator=(const TemporaryReport &) = delete;
+
+    const std::string &path() const { return path_; }
 
 private:
-    void write(const std::string &text) {
-        if (std::fwrite(text.data(), 1, text.size(), out_) != text.size()) fail();
-    }
-    [[noreturn]] void fail() const {
-        throw std::runtime_error(fmt::format("cannot write the cells to {}: {}", where_, std::strerror(errno)));
-    }
-
-    std::FILE *out_;
-    std::string where_;
-    bool stopped_ = false;
+    std::string path_;
 };
 
-[[noreturn]] void malformed(const std::string &who, int lineNumber, const std::string &line) {
-    throw std::runtime_error(fmt::format("{} wrote a cell list this program cannot read (line {}: '{}')", who,
-                                         lineNumber, line.substr(0, 60)));
+const ChildRunner *childRunnerForTesting = nullptr;
+
+// The report a started child wrote, or an error naming it and how it ended, after its
+// error output (`printed`).
+JsonReport readChildReport(const std::string &path, const std::string &who, const ChildExit &exit,
+                           const std::string &printed) {
+    std::string problem;
+    try {
+        std::ifstream in(path);
+        if (in.peek() != std::ifstream::traits_type::eof()) {
+            JsonReport report = readJsonReport(in, who + "'s report");
+            if (report.complete) return report;
+        }
+    } catch (const std::exception &e) {
+        problem = fmt::format(": {}", e.what());
+    }
+    if (!printed.empty()) fmt::print(stderr, "{}{}", printed, printed.back() == '\n' ? "" : "\n");
+    const std::string how = exit.signal ? fmt::format("signal {}", exit.signal)
+                                        : fmt::format("exit status {}; its error is above", exit.status);
+    throw std::runtime_error(fmt::format("{} ended before its sweep did ({}){}", who, how, problem));
+}
+
+// Child `index` of `processes`, started (or stood in for) and read back.
+JsonReport runChild(const Options &options, int index, const volatile std::sig_atomic_t *stop) {
+    const TemporaryReport file;
+    const std::vector<std::string> arguments = childArguments(options.arguments, file.path());
+    if (childRunnerForTesting) return (*childRunnerForTesting)(index, arguments);
+    std::string printed;  // its stderr: shown when it fails
+    ChildSettings settings;
+    settings.stop = stop;
+    settings.endWithParent = true;
+    settings.stdoutTo = ChildSettings::Output::Discard;
+    settings.stderrTo = ChildSettings::Output::Capture;
+    settings.onOutput = [&printed](std::string_view chunk) {
+        printed.append(chunk);
+        if (printed.size() > 16384) printed.erase(0, printed.size() - 8192);
+    };
+    const ChildExit exit = runProgram(thisProgram(options.program), arguments, settings);
+    if (stop && *stop) return {};
+    return readChildReport(file.path(), processLabel(index, options.processes), exit, printed);
+}
+
+// Whether `word` is `flag` or "flag=...".
+bool isFlag(const std::string &word, const char *flag) {
+    const std::size_t length = std::strlen(flag);
+    return word.compare(0, length, flag) == 0 && (word.size() == length || word[length] == '=');
 }
 
 }  // namespace
 
-CellKey keyOf(const Row &row) {
-    return {row.op, row.backend, row.size, row.npot, row.blockSize ? *row.blockSize : 0};
-}
+CellKey keyOf(const Row &row) { return {row.op, row.backend, row.size, row.npot, row.blockSize ? *row.blockSize : 0}; }
 
-std::unique_ptr<Reporter> makeChildRecorder(std::FILE *out, const std::string &where) {
-    return std::make_unique<ChildRecorder>(out, where);
-}
-
-ChildCells readChildCells(std::istream &in, const std::string &who, int exitStatus, double *launchGapUs) {
-    ChildCells cells;
-    ChildCell *current = nullptr;
-    std::string line;
-    int number = 0;
-    bool ended = false;
-    bool gapRead = false;  // one gap line, before the first cell
-    while (std::getline(in, line)) {
-        ++number;
-        if (number == 1) {
-            if (line != kHeader) malformed(who, number, line);
-            continue;
-        }
-        if (ended) malformed(who, number, line);
-        std::istringstream fields(line);
-        std::string word;
-        fields >> word;
-        if (word == "end") {
-            ended = true;
-        } else if (word == "cell") {
-            std::string op;
-            CellKey key;
-            int npot = 0;
-            char status = 0;
-            int throttled = 0;
-            std::string extra;
-            if (!(fields >> op >> key.backend >> key.size >> npot >> key.blockSize >> status >> throttled) ||
-                fields >> extra)
-                malformed(who, number, line);
-            bool known = false;
-            for (Op each : kAllOps) {
-                if (op == opName(each)) {
-                    key.op = each;
-                    known = true;
-                }
-            }
-            if (!known || (status != 'p' && status != 'f' && status != 's')) malformed(who, number, line);
-            key.npot = npot != 0;
-            current = &cells[key];
-            current->status = status == 'p'   ? Row::Status::Passed
-                              : status == 'f' ? Row::Status::Failed
-                                              : Row::Status::Skipped;
-            current->throttled = throttled != 0;
-        } else if (word == "gap" && !current && !gapRead) {
-            double us = 0;
-            std::string extra;
-            if (!(fields >> us) || fields >> extra || !(us > 0)) malformed(who, number, line);
-            if (launchGapUs) *launchGapUs = us;
-            gapRead = true;
-        } else if (word == "note" && current) {
-            current->note = line.size() > 5 ? line.substr(5) : "";
-        } else if (word == "round" && current) {
-            std::vector<double> round;
-            for (double ms; fields >> ms;) round.push_back(ms);
-            if (!fields.eof()) malformed(who, number, line);
-            current->rounds.push_back(std::move(round));
-        } else {
-            malformed(who, number, line);
-        }
-    }
-    if (number == 0 || !ended) {
-        const std::string how = exitStatus > 128 ? fmt::format("signal {}", exitStatus - 128)
-                                                 : fmt::format("exit status {}; its error is above", exitStatus);
-        throw std::runtime_error(fmt::format("{} ended before its sweep did ({})", who, how));
-    }
+ProcessCells cellsOf(const JsonReport &report) {
+    ProcessCells cells;
+    for (const Row &row : report.rows) cells[keyOf(row)] = row;
     return cells;
 }
 
-std::string processLabel(int index, int processes, int maxProcesses) {
-    return maxProcesses > processes ? fmt::format("process {} of up to {}", index, maxProcesses)
-                                    : fmt::format("process {} of {}", index, processes);
-}
+std::string processLabel(int index, int processes) { return fmt::format("process {} of {}", index, processes); }
 
-std::vector<SweepInput> unsettledInputs(const std::vector<SweepInput> &inputs, const std::vector<ChildCells> &children,
-                                        double maxError) {
-    std::set<CellKey> keys;
-    for (const ChildCells &cells : children) {
-        for (const auto &entry : cells) keys.insert(entry.first);
-    }
-    std::vector<bool> unsettled(inputs.size(), false);
-    for (const CellKey &key : keys) {
-        const auto at = std::find(inputs.begin(), inputs.end(), SweepInput{key.op, key.npot ? key.size + 3 : key.size});
-        if (at == inputs.end() || unsettled[static_cast<std::size_t>(at - inputs.begin())]) continue;
-        // Each child that passed the cell gives one figure, the mean of its rounds'
-        // medians: its rounds share its state, so they count once. A cell a child failed
-        // has its row's verdict already, and more processes would not change it.
-        RunningNoise figures;
-        double callsVariance = 0;  // of the figures' sum, relative, from their calls' noise alone
-        bool failed = false;
-        for (const ChildCells &cells : children) {
-            const auto found = cells.find(key);
-            if (found == cells.end()) continue;
-            failed = failed || found->second.status == Row::Status::Failed;
-            if (found->second.status != Row::Status::Passed) continue;
-            const PooledRounds figure = poolRounds(found->second.rounds);
-            if (figure.all.rounds == 0) continue;
-            callsVariance += figure.callsError * figure.callsError;
-            figures.add(figure.all.medianMs);
+PooledRounds poolProcesses(const std::vector<Statistics> &processes) {
+    PooledRounds pooled;
+    Statistics &all = pooled.all;
+    std::vector<double> medians;
+    double sum = 0, callsVariance = 0, p10 = 0, p90 = 0;
+    int quantileSamples = 0;
+    for (const Statistics &each : processes) {
+        if (each.samples == 0) continue;
+        all.minMs = medians.empty() ? each.minMs : std::min(all.minMs, each.minMs);
+        all.maxMs = medians.empty() ? each.maxMs : std::max(all.maxMs, each.maxMs);
+        medians.push_back(each.medianMs);
+        all.samples += each.samples;
+        sum += each.meanMs * each.samples;
+        const double error = relativeError(each.noise(), each.samples);
+        callsVariance += error * error;
+        if (each.p10Ms > 0 || each.p90Ms > 0) {
+            p10 += each.p10Ms * each.samples;
+            p90 += each.p90Ms * each.samples;
+            quantileSamples += each.samples;
         }
-        const int n = figures.samples();
-        if (failed || n == 0) continue;
-        // One figure leaves the spread unknown. Else the half-width of their mean's 95%
-        // interval: from how far the figures spread, but never narrower than their calls'
-        // noise allows, since figures that agree more closely than that (medians of
-        // timings in whole clock ticks can be equal) do not show the processes' spread.
-        const double ofChildren = studentT975(n - 1) * relativeError(figures.noise(), n);
-        const double ofCalls = kNormal975 * std::sqrt(callsVariance) / n;
-        unsettled[static_cast<std::size_t>(at - inputs.begin())] = n == 1 || std::max(ofChildren, ofCalls) > maxError;
     }
-    std::vector<SweepInput> chosen;
-    for (std::size_t i = 0; i < inputs.size(); ++i) {
-        if (unsettled[i]) chosen.push_back(inputs[i]);
+    all.rounds = static_cast<int>(medians.size());
+    if (medians.empty()) return pooled;
+    all.meanMs = sum / all.samples;
+    double squares = 0;  // about the pooled mean: each process's own, and its mean's distance
+    for (const Statistics &each : processes) {
+        if (each.samples == 0) continue;
+        const double apart = each.meanMs - all.meanMs;
+        squares += (each.samples - 1) * each.stddevMs * each.stddevMs + each.samples * apart * apart;
     }
-    return chosen;
+    all.stddevMs = all.samples > 1 ? std::sqrt(squares / (all.samples - 1)) : 0;
+    if (quantileSamples > 0) {
+        all.p10Ms = p10 / quantileSamples;
+        all.p90Ms = p90 / quantileSamples;
+    }
+    const Statistics ofMedians = summarize(medians);
+    all.medianMs = ofMedians.meanMs;
+    all.roundsError = relativeError(ofMedians.noise(), ofMedians.samples);
+    pooled.medianSpread = ofMedians.minMs > 0 ? ofMedians.maxMs / ofMedians.minMs - 1 : 0;
+    pooled.callsError = std::sqrt(callsVariance) / static_cast<double>(medians.size());
+    return pooled;
 }
 
-std::vector<double> everyLaunchGap(const std::vector<double> &childGaps, double ownGap, int processes) {
-    std::vector<double> gaps = childGaps;
-    gaps.push_back(ownGap);
-    const bool whole = processes > 1 && gaps.size() == static_cast<std::size_t>(processes) &&
-                       std::none_of(gaps.begin(), gaps.end(), [](double us) { return !(us > 0); });
-    return whole ? gaps : std::vector<double>{};
+std::vector<Statistics> childFigures(const CellKey &key, const std::vector<ProcessCells> &children) {
+    std::vector<Statistics> figures;
+    for (const ProcessCells &cells : children) {
+        const auto found = cells.find(key);
+        if (found == cells.end() || found->second.status != Row::Status::Passed) continue;
+        if (found->second.timing.samples > 0) figures.push_back(found->second.timing);
+    }
+    return figures;
 }
 
-void mergeChildVerdicts(Row &row, const std::vector<ChildCells> &children, int processes) {
+void mergeChildVerdicts(Row &row, const std::vector<ProcessCells> &children, int processes) {
     if (row.status == Row::Status::Failed) return;
     const CellKey key = keyOf(row);
     for (std::size_t k = 0; k < children.size(); ++k) {
         const auto found = children[k].find(key);
         if (found == children[k].end()) continue;
-        const ChildCell &cell = found->second;
+        const Row &cell = found->second;
         const std::string who = processLabel(static_cast<int>(k) + 1, processes);
         if (cell.status == Row::Status::Failed) {
             row.status = Row::Status::Failed;
@@ -242,107 +188,33 @@ void mergeChildVerdicts(Row &row, const std::vector<ChildCells> &children, int p
     }
 }
 
-std::vector<std::vector<double>> childRounds(const CellKey &key, const std::vector<ChildCells> &children,
-                                             int *processes) {
-    std::vector<std::vector<double>> rounds;
-    int contributing = 0;
-    for (const ChildCells &cells : children) {
-        const auto found = cells.find(key);
-        if (found == cells.end() || found->second.status != Row::Status::Passed || found->second.rounds.empty())
-            continue;
-        rounds.insert(rounds.end(), found->second.rounds.begin(), found->second.rounds.end());
-        ++contributing;
-    }
-    if (processes) *processes = contributing;
-    return rounds;
-}
-
-#ifdef SC_HAS_SPAWN
-
-TemporaryFile::TemporaryFile() {
-    const char *directory = std::getenv("TMPDIR");
-    std::string pattern = std::string(directory && *directory ? directory : "/tmp") + "/cis565-cells-XXXXXX";
-    const int fd = mkstemp(pattern.data());
-    if (fd < 0) {
-        throw std::runtime_error(fmt::format("cannot make a file for a child process's cells ({}): {}", pattern,
-                                             std::strerror(errno)));
-    }
-    close(fd);
-    path_ = pattern;
-}
-
-TemporaryFile::~TemporaryFile() { unlink(path_.c_str()); }
-
-bool canStartProcesses() { return true; }
-
-std::string thisProgram(const std::string &argv0) {
-#ifdef __linux__
-    // The running executable itself, even where its file was since replaced or deleted.
-    if (access("/proc/self/exe", X_OK) == 0) return "/proc/self/exe";
-#endif
-    return argv0;
-}
-
-void endWithParent() {
-#ifdef __linux__
-    prctl(PR_SET_PDEATHSIG, SIGTERM);
-#endif
-}
-
-int runProcess(const std::string &program, const std::vector<std::string> &arguments,
-               const volatile std::sig_atomic_t *stop) {
-    std::vector<std::string> words{program};
-    words.insert(words.end(), arguments.begin(), arguments.end());
-    std::vector<char *> argv;
-    for (std::string &word : words) argv.push_back(word.data());
-    argv.push_back(nullptr);
-    pid_t pid = 0;
-    const bool search = program.find('/') == std::string::npos;
-    const int error = search ? posix_spawnp(&pid, program.c_str(), nullptr, nullptr, argv.data(), environ)
-                             : posix_spawn(&pid, program.c_str(), nullptr, nullptr, argv.data(), environ);
-    if (error != 0) {
-        throw std::runtime_error(fmt::format("cannot start '{}': {}", program, std::strerror(error)));
-    }
-    // Polled, so that a signal the parent caught reaches the child however the parent
-    // got it (a terminal sends it to both; `kill` to the parent alone). A child that has
-    // not stopped kStopGraceMs after it (one stuck in a GPU call) is killed.
-    constexpr int kPollMs = 20;
-    int sinceStopMs = -1;
-    for (;;) {
-        int status = 0;
-        const pid_t done = waitpid(pid, &status, WNOHANG);
-        if (done == pid) return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-        if (done < 0 && errno != EINTR) {
-            throw std::runtime_error(fmt::format("cannot wait for '{}': {}", program, std::strerror(errno)));
+std::vector<std::string> childArguments(const std::vector<std::string> &arguments, const std::string &reportPath) {
+    std::vector<std::string> kept;
+    for (std::size_t i = 0; i < arguments.size(); ++i) {
+        const std::string &word = arguments[i];
+        if (word == "--quiet") continue;
+        bool dropped = false;
+        for (const char *flag : {"--processes", "--output", "--format"}) {
+            if (!isFlag(word, flag)) continue;
+            dropped = true;
+            if (word == flag) ++i;  // its value follows
         }
-        if (stop && *stop != 0) {
-            if (sinceStopMs < 0) kill(pid, *stop);
-            if (sinceStopMs >= kStopGraceMs) kill(pid, SIGKILL);
-            sinceStopMs += kPollMs;
-        }
-        const timespec pause{0, kPollMs * 1000 * 1000};
-        nanosleep(&pause, nullptr);
+        if (!dropped) kept.push_back(word);
     }
+    kept.insert(kept.end(), {"--output", reportPath, "--quiet"});
+    return kept;
 }
 
-#else
+void setChildRunnerForTesting(const ChildRunner *runner) { childRunnerForTesting = runner; }
 
-void endWithParent() {}
-
-TemporaryFile::TemporaryFile() {
-    throw std::runtime_error("cannot make a file for a child process's cells: this build cannot start processes");
+std::vector<ProcessCells> runChildren(const Options &options, const volatile std::sig_atomic_t *stop) {
+    std::vector<ProcessCells> children;
+    for (int k = 1; k < options.processes && !(stop && *stop); ++k) {
+        JsonReport report = runChild(options, k, stop);
+        if (stop && *stop) break;
+        children.push_back(cellsOf(report));
+    }
+    return children;
 }
-
-TemporaryFile::~TemporaryFile() = default;
-
-bool canStartProcesses() { return false; }
-
-std::string thisProgram(const std::string &argv0) { return argv0; }
-
-int runProcess(const std::string &program, const std::vector<std::string> &, const volatile std::sig_atomic_t *) {
-    throw std::runtime_error(fmt::format("cannot start '{}': this build cannot start processes", program));
-}
-
-#endif
 
 }  // namespace Harness

@@ -27,9 +27,9 @@ wait_for_child() {
   done
 }
 
-# wait_for_cell_list DIR: waits up to 60 s for a file in DIR (a TMPDIR given to a sweep
-# in several processes) to have its first line: a child that has started its sweep.
-wait_for_cell_list() {
+# wait_for_report DIR: waits up to 60 s for a file in DIR (a TMPDIR given to a sweep
+# in several processes) to have content: a child whose report has begun.
+wait_for_report() {
   waited=0
   until [ -n "$(cat "$1"/* 2>/dev/null)" ] || [ "$waited" -ge 600 ]; do
     sleep 0.1

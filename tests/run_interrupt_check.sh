@@ -58,14 +58,14 @@ done
 
 # With --processes 2, SIGINT to the parent alone (not to its process group) while its
 # child runs the sweep: the parent passes it on, the child stops, and the parent exits
-# 130 with an incomplete report, no child left running and no cell list left behind.
+# 130 with an incomplete report, no child left running and no report left behind.
 mkdir "$dir/tmp"
 long="--backends cpu --ops scan,compact,sort --sizes 2^16:2^26 --reps 3 --quiet --processes 2"
 TMPDIR="$dir/tmp" "$program" $long --output "$dir/p.json" >"$dir/p.out" 2>"$dir/p.err" &
 parent=$!
 child=$(wait_for_child "$parent")
-# The child has its signal handlers once it has opened its cell list.
-wait_for_cell_list "$dir/tmp"
+# The child has its signal handlers once its report has begun.
+wait_for_report "$dir/tmp"
 if [ -z "$child" ]; then
   fail "--processes 2: no child process seen in 60 s"; kill "$parent"; wait "$parent"
 else
@@ -84,7 +84,7 @@ else
 sys.exit(d["complete"] is not False or d["stopped"] != "stopped by SIGINT")' "$dir/p.json" ||
     fail "--processes 2: the JSON is not marked stopped by SIGINT"
   grep -q "stopped by SIGINT while process 1 of 2 ran" "$dir/p.err" || fail "--processes 2: not the message of a stop during a child: $(cat "$dir/p.err")"
-  [ -z "$(ls "$dir/tmp")" ] || fail "--processes 2: a cell list was left behind: $(ls "$dir/tmp")"
+  [ -z "$(ls "$dir/tmp")" ] || fail "--processes 2: a report was left behind: $(ls "$dir/tmp")"
   echo "ok: --processes 2: SIGINT to the parent stops its child, exit 130"
 fi
 
@@ -111,8 +111,8 @@ fi
 TMPDIR="$dir/tmp" "$program" $long --output "$dir/d.json" >/dev/null 2>&1 &
 parent=$!
 child=$(wait_for_child "$parent")
-# The child asks to end with its parent before it writes its cell list's first line.
-wait_for_cell_list "$dir/tmp"
+# The child asks to end with its parent before its report begins.
+wait_for_report "$dir/tmp"
 if [ -z "$child" ]; then
   fail "--processes 2: no child process seen in 60 s"; kill "$parent"; wait "$parent"
 else

@@ -53,24 +53,23 @@ private:
 
 const ChildRunner *childRunnerForTesting = nullptr;
 
-// The report a started child wrote, or an error naming it and how it ended, after its
-// error output (`printed`).
+// The report a started child wrote. A child that ended as a sweep does (its cells
+// verified or failed) and left a report this program cannot read throws that error;
+// one that ended otherwise throws naming it and how it ended, after its error output
+// (`printed`).
 JsonReport readChildReport(const std::string &path, const std::string &who, const ChildExit &exit,
                            const std::string &printed) {
-    std::string problem;
-    try {
+    const bool endedAsASweep = exit.signal == 0 && (exit.status == kExitVerified || exit.status == kExitFailed ||
+                                                    exit.status == kExitNothingRan);
+    if (endedAsASweep) {
         std::ifstream in(path);
-        if (in.peek() != std::ifstream::traits_type::eof()) {
-            JsonReport report = readJsonReport(in, who + "'s report");
-            if (report.complete) return report;
-        }
-    } catch (const std::exception &e) {
-        problem = fmt::format(": {}", e.what());
+        JsonReport report = readJsonReport(in, fmt::format("the report of {} ('{}')", who, path));
+        if (report.complete) return report;
     }
     if (!printed.empty()) fmt::print(stderr, "{}{}", printed, printed.back() == '\n' ? "" : "\n");
     const std::string how = exit.signal ? fmt::format("signal {}", exit.signal)
                                         : fmt::format("exit status {}; its error is above", exit.status);
-    throw std::runtime_error(fmt::format("{} ended before its sweep did ({}){}", who, how, problem));
+    throw std::runtime_error(fmt::format("{} ended before its sweep did ({})", who, how));
 }
 
 // Child `index` of `processes`, started (or stood in for) and read back.

@@ -91,8 +91,8 @@ void setChildRunnerForTesting(const ChildRunner *runner);
  * the program (options.program) with childArguments; returns their cells, process by
  * process. A caught stop signal (`*stop`) is passed on to the child running, and the
  * children stop there, with what they have. Throws std::runtime_error naming the process
- * and how it ended when a child leaves no whole report (its error output is printed
- * first).
+ * and how it ended when a child ends other than as a sweep does (its error output is
+ * printed first), or readJsonReport's error for a report that cannot be read.
  */
 std::vector<ProcessCells> runChildren(const Options &options, const volatile std::sig_atomic_t *stop);
 

@@ -133,15 +133,16 @@ private:
 };
 
 // The end of a sweep on stderr: the summary, and what a stop left out.
-int endSweep(const Tally &tally, int stopped, bool inChild) {
+// `inChild`: the process running when the stop came, from 1, when it was a child; else 0.
+int endSweep(const Tally &tally, int stopped, int inChild, int processes) {
     std::fflush(stdout);
     fmt::print(stderr, "{}\n", tally.sweepSummary());
     if (stopped == 0) return tally.exitStatus();
-    if (inChild) {
+    if (inChild > 0) {
         fmt::print(stderr,
-                   "cis565_stream_compaction: stopped by {} while a child process ran; a cell is reported once every "
-                   "process has measured it, so the report has no rows\n",
-                   stopSignalName(stopped));
+                   "cis565_stream_compaction: stopped by {} while {} ran; a cell is reported once every process has "
+                   "measured it, so the report has no rows\n",
+                   stopSignalName(stopped), processLabel(inChild, processes));
     } else {
         fmt::print(stderr, "cis565_stream_compaction: stopped by {}; the rows finished before it are in the report\n",
                    stopSignalName(stopped));
@@ -162,7 +163,8 @@ int measure(const Options &options, const std::vector<Reporter *> &reporters, st
     if (options.processes > 1 && Common::deviceAvailable()) Common::releaseWorkspaces();  // the children's memory
     const std::vector<ProcessCells> children = runChildren(options, stopFlag());
     // Stopped before this process's own sweep: no cell has been measured by every process.
-    const bool stoppedInChild = stopSignal() != 0 && options.processes > 1;
+    const int stoppedInChild =
+        stopSignal() != 0 && options.processes > 1 ? static_cast<int>(children.size()) + 1 : 0;
     Tally tally;
     if (!stopSignal()) tally = Sweep(options, open, copy, floors, children).run();
     if (context.gpu && !stopSignal()) {
@@ -180,7 +182,7 @@ int measure(const Options &options, const std::vector<Reporter *> &reporters, st
         if (stopped) reporter->stop("stopped by " + stopSignalName(stopped));
         reporter->end();
     }
-    return endSweep(tally, stopped, stoppedInChild);
+    return endSweep(tally, stopped, stoppedInChild, options.processes);
 }
 
 }  // namespace

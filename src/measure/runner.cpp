@@ -117,8 +117,10 @@ DeviceTiming &deviceTiming() {
 
 using Clock = std::chrono::steady_clock;
 
-// Whether the samples so far meet the noise rule of `settings`.
-bool noiseKnown(const RunningNoise &noise, const RunSettings &settings) {
+// Whether the samples so far meet the stopping rule of `settings`: enough of them, enough
+// timed work, and their median known to within +-maxNoise (medianNoise, judged on a
+// schedule by RunningMedianNoise).
+bool noiseKnown(const RunningMedianNoise &noise, const RunSettings &settings) {
     return noise.samples() >= settings.minSamples && noise.totalMs() >= settings.minTimeMs &&
            noise.noise() <= settings.maxNoise;
 }
@@ -341,7 +343,7 @@ private:
     std::vector<int> held_;
     std::vector<Out> output_;  // the last call's output and guard, read back
     std::vector<double> times_;
-    RunningNoise noise_;  // of times_, for the stopping rule
+    RunningMedianNoise noise_;  // of times_, for the stopping rule
     double initialReading_ = 0;  // an implementation's timer before any call
     int calls_ = 0;
     int droppedSamples_ = 0;

@@ -168,34 +168,6 @@ TEST(SweepCommandLine, ReadsEveryFlag) {
     // Every argument after the program's name, as typed, for the child processes' command line.
     EXPECT_EQ(options.arguments.front(), "--sizes");
     EXPECT_EQ(options.arguments.back(), "4");
-    EXPECT_TRUE(options.childCells.empty());
-}
-
-// --max-processes and its limit; the flags a child with inputs of its own is given.
-TEST(SweepCommandLine, ReadsTheProcessLimits) {
-    Options options;
-    std::string errors;
-    ASSERT_EQ(parseArgs({"--processes", "4", "--max-processes", "16", "--max-process-error", "0.5%"}, options, errors),
-              -1)
-        << errors;
-    EXPECT_EQ(options.processes, 4);
-    EXPECT_EQ(options.maxProcesses, 16);
-    EXPECT_DOUBLE_EQ(options.maxProcessError, 0.005);
-    Options child;
-    ASSERT_EQ(parseArgs({"--processes", "4", "--max-processes", "16", "--child-cells", "x", "--child-index", "9",
-                         "--child-inputs", "scan:1024,compact:2^12"},
-                        child, errors),
-              -1)
-        << errors;
-    EXPECT_EQ(child.childIndex, 9);
-    ASSERT_EQ(child.childInputs.size(), 2u);
-    EXPECT_TRUE((child.childInputs[0] == Harness::SweepInput{Op::Scan, 1024}));
-    EXPECT_TRUE((child.childInputs[1] == Harness::SweepInput{Op::Compact, 4096}));
-    EXPECT_EQ(Harness::sweepInputsText(child.childInputs), "scan:1024,compact:4096");
-    Options plain;
-    ASSERT_EQ(parseArgs({"--processes", "4"}, plain, errors), -1) << errors;
-    EXPECT_EQ(plain.maxProcesses, 0);
-    EXPECT_DOUBLE_EQ(plain.maxProcessError, 0.01);
 }
 
 TEST(SweepCommandLine, DefaultsFollowTheCourseFlags) {
@@ -255,20 +227,6 @@ TEST(SweepCommandLine, BadInputGetsOneLineAndStatus2) {
         {{"--processes", "65"}, "--processes"},
         {{"--processes", "two"}, "--processes"},
         {{"--grade", "--processes", "2"}, "--processes"},
-        {{"--child-cells", "x", "--sizes", "2^10"}, "--child-cells"},
-        {{"--child-cells", "x", "--child-index", "2", "--processes", "2"}, "--child-cells"},
-        {{"--child-index", "1", "--processes", "2"}, "--child-cells"},
-        {{"--max-processes", "4"}, "--max-processes"},
-        {{"--processes", "8", "--max-processes", "4"}, "--max-processes"},
-        {{"--processes", "2", "--max-processes", "65"}, "--max-processes"},
-        {{"--grade", "--max-processes", "2"}, "--max-processes"},
-        {{"--processes", "4", "--max-process-error", "1"}, "--max-process-error"},
-        {{"--processes", "2", "--max-processes", "4", "--max-process-error", "0"}, "--max-process-error"},
-        {{"--processes", "2", "--max-processes", "4", "--max-process-error", "101%"}, "--max-process-error"},
-        {{"--child-inputs", "scan:1024", "--processes", "2"}, "--child-cells"},
-        {{"--child-cells", "x", "--child-index", "1", "--processes", "2", "--child-inputs", "reduce:4"},
-         "--child-inputs"},
-        {{"--child-cells", "x", "--child-index", "4", "--processes", "2", "--max-processes", "4"}, "--child-cells"},
     };
     for (const BadLine &bad : cases) {
         Options options;
@@ -297,19 +255,12 @@ TEST(SweepCommandLine, TheSamplingTextSaysHowRoundsAndProcessesMakeAFigure) {
     options.rounds = 1;
     EXPECT_NE(Harness::samplingText(options).find("; one round in each of 4 processes"), std::string::npos)
         << Harness::samplingText(options);
-    options.maxProcesses = 32;
-    options.maxProcessError = 0.005;
-    EXPECT_NE(Harness::samplingText(options).find("; one round in each of 4 to 32 processes, one after another, more "
-                                                  "for an input until its figures' 95% intervals are within +-0.5%"),
-              std::string::npos)
-        << Harness::samplingText(options);
 }
 
 TEST(SweepCommandLine, HelpGroupsTheFlags) {
     const std::string help = TestSupport::printedBy({"--help"});
     for (const char *text : {"Sweep", "Reports", "--sizes", "--block-sizes", "--ops", "--keep", "--no-npot", "--format",
-                             "--output", "--quiet", "--warmup", "--rounds", "--processes", "--max-processes",
-                             "--max-process-error"}) {
+                             "--output", "--quiet", "--warmup", "--rounds", "--processes"}) {
         EXPECT_NE(help.find(text), std::string::npos) << text;
     }
     // The flags the program gives its own child processes are not the user's.
@@ -601,74 +552,6 @@ TEST(Sweep, ThreeProcessesPoolTheChildrensRoundsOfEachCell) {
     EXPECT_EQ(rows["compact 256"]["note"], "process 1 of 3: a[17] = 3 where 4 was expected");
     EXPECT_NEAR(median("compact 253"), (30 + 60) / 3.0, 0.01);
     EXPECT_EQ(rows["compact 253"]["verified"], "passed");
-}
-
-// --max-processes, its children stood in for: past the first N - 1, a child is started
-// for the inputs not yet settled alone, and none once every input has settled. scan 1024
-// reads the same in every child, so two settle it; scan 256's medians 1, 2, 1.5 and 1.5
-// give 95% intervals of +-423%, +-83% and +-43% after two, three and four children.
-TEST(Sweep, MoreProcessesMeasureOnlyTheInputsNotYetSettled) {
-    using Harness::CellKey;
-    const CellKey small{Op::Scan, "cpu", 256, false, 0}, large{Op::Scan, "cpu", 1024, false, 0};
-    const double smallMedians[] = {1.0, 2.0, 1.5, 1.5, 1.5, 1.5, 1.5};
-    std::vector<std::vector<std::string>> started;
-    const Harness::ChildRunner runner = [&](int index, const std::vector<std::string> &arguments) {
-        started.push_back(arguments);
-        const auto told = std::find(arguments.begin(), arguments.end(), "--child-index");
-        EXPECT_TRUE(told != arguments.end() && told + 1 != arguments.end() && *(told + 1) == std::to_string(index));
-        Harness::ChildCells cells;
-        cells[small].rounds = {std::vector<double>(3, smallMedians[index - 1])};
-        const auto only = std::find(arguments.begin(), arguments.end(), "--child-inputs");
-        if (only == arguments.end()) cells[large].rounds = {std::vector<double>(3, 1.0)};
-        return cells;
-    };
-    Harness::setChildRunnerForTesting(&runner);
-    std::string csv;
-    const int status = runSweepCapturing({"--ops", "scan", "--backends", "cpu", "--sizes", "2^8,2^10", "--no-npot",
-                                          "--reps", "3", "--processes", "2", "--max-processes", "8",
-                                          "--max-process-error", "50%", "--format", "csv", "--quiet"},
-                                         csv);
-    Harness::setChildRunnerForTesting(nullptr);
-    EXPECT_EQ(status, 0) << csv;
-    ASSERT_EQ(started.size(), 4u);
-    for (std::size_t k = 0; k < started.size(); ++k) {
-        const auto only = std::find(started[k].begin(), started[k].end(), "--child-inputs");
-        if (k < 2) {
-            EXPECT_EQ(only, started[k].end()) << "child " << k + 1;
-        } else {
-            ASSERT_NE(only, started[k].end()) << "child " << k + 1;
-            EXPECT_EQ(*(only + 1), "scan:256") << "child " << k + 1;
-        }
-    }
-    const CsvReport report(csv);
-    ASSERT_EQ(report.rows.size(), 2u) << csv;
-    for (const auto &row : report.rows) {
-        // the parent's own round besides the children's
-        EXPECT_EQ(report.field(row, "rounds"), report.field(row, "size") == "256" ? "5" : "3") << csv;
-    }
-}
-
-// A child process given inputs of its own (--max-processes) measures those alone, a
-// size's SIZE - 3 companion with it, and writes their cells for the parent.
-TEST(Sweep, AChildGivenInputsMeasuresThoseAlone) {
-    const std::string path = testing::TempDir() + "child-inputs-cells.txt";
-    std::string out;
-    const int status = runSweepCapturing({"--ops", "scan,compact", "--backends", "cpu", "--sizes", "2^8,2^10", "--reps",
-                                          "3", "--processes", "2", "--max-processes", "4", "--child-cells",
-                                          path.c_str(), "--child-index", "3", "--child-inputs", "compact:256",
-                                          "--quiet"},
-                                         out);
-    EXPECT_EQ(status, 0) << out;
-    std::ifstream in(path);
-    const Harness::ChildCells cells = Harness::readChildCells(in, "process 3 of up to 4", status);
-    std::remove(path.c_str());
-    std::vector<std::string> measured;
-    for (const auto &[key, cell] : cells) {
-        measured.push_back(std::string(Harness::opName(key.op)) + " " + std::to_string(key.size));
-        EXPECT_EQ(cell.status, Harness::Row::Status::Passed);
-        EXPECT_EQ(cell.rounds.size(), 1u);
-    }
-    EXPECT_EQ(measured, (std::vector<std::string>{"compact 253", "compact 256"}));
 }
 
 // The device outputs a sweep's GPU cells were allocated at, by back end, round by round.

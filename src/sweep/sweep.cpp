@@ -368,7 +368,7 @@ public:
           settings_(runSettings(options)),
           progress_(cellCount(), !options.quiet && stderrIsTerminal(),
                     options.processes > 1
-                        ? processLabel(thisProcess(options), options.processes, options.maxProcesses) + ": "
+                        ? processLabel(thisProcess(options), options.processes) + ": "
                         : "") {}
 
     // Returns how many cells passed, failed and were skipped. Stops early, between cells,
@@ -392,12 +392,8 @@ public:
     }
 
 private:
-    // Whether this process measures the input: every one, except in a child given some
-    // (--max-processes).
-    bool measures(Op op, long long size) const {
-        const auto &only = options_.childInputs;
-        return only.empty() || std::find(only.begin(), only.end(), SweepInput{op, size}) != only.end();
-    }
+    // Whether this process measures the input: every one.
+    bool measures(Op, long long) const { return true; }
 
     long long cellCount() const {
         long long cells = 0;
@@ -761,7 +757,7 @@ private:
 
     // Which process of the sweep this is, from 1: a child's index, else the last.
     static int thisProcess(const Options &options) {
-        return options.childCells.empty() ? options.processes : options.childIndex;
+        return options.processes;
     }
 
     const Options &options_;
@@ -845,46 +841,13 @@ void endAfterError(const std::vector<Reporter *> &open, const std::string &why) 
     }
 }
 
-// A child process of a sweep in several processes (--processes): the sweep, its cells
-// written to options.childCells for the parent (makeChildRecorder), nothing else: no
-// report, no copy ceiling, no floors, no summary line.
-int runChildSweep(const Options &options) {
-    const std::string problem = checkMemory(options);
-    if (!problem.empty()) {
-        fmt::print(stderr, "cis565_stream_compaction: {}\n", problem);
-        return kExitBadInput;
-    }
-    const File file(std::fopen(options.childCells.c_str(), "w"));
-    if (!file) {
-        fmt::print(stderr, "cis565_stream_compaction: --child-cells: cannot write '{}': {}\n", options.childCells,
-                   std::strerror(errno));
-        return kExitBadInput;
-    }
-    const std::unique_ptr<Reporter> recorder = makeChildRecorder(file.get(), "'" + options.childCells + "'");
-    endWithParent();
-    const StopSignals stopSignals;
-    Context context;  // the launch gap alone, for the parent's report
-    if (Common::deviceAvailable()) measureLaunchGapInto(context);
-    recorder->begin(context);
-    Tally tally;
-    try {
-        tally = Sweep(options, {recorder.get()}, CopyCeiling{}, Floors{}).run();
-    } catch (...) {
-        endAfterError({recorder.get()}, "an error");
-        throw;
-    }
-    if (stopSignal) recorder->stop("stopped");
-    recorder->end();
-    return stopSignal ? 128 + stopSignal : tally.exitStatus();
-}
-
 using CellLists = std::vector<std::unique_ptr<TemporaryFile>>;
 
 // A file for each child process's cells, made before anything runs; returns a one-line
 // error, or "".
 std::string makeCellLists(const Options &options, CellLists &lists) {
     try {
-        for (int k = 1; k < std::max(options.processes, options.maxProcesses); ++k) {
+        for (int k = 1; k < options.processes; ++k) {
             lists.push_back(std::make_unique<TemporaryFile>());
         }
     } catch (const std::runtime_error &e) {
@@ -895,15 +858,6 @@ std::string makeCellLists(const Options &options, CellLists &lists) {
 
 // Set by a test: what stands in for each child process.
 const ChildRunner *childRunnerForTesting = nullptr;
-
-// Every input of the sweep, op by op.
-std::vector<SweepInput> sweepInputs(const Options &options) {
-    std::vector<SweepInput> inputs;
-    for (Op op : options.ops) {
-        for (long long size : options.sizes) inputs.push_back({op, size});
-    }
-    return inputs;
-}
 
 // The child processes of a sweep in several processes, one after another, each running
 // the sweep this one was asked for and writing its cells to its file of `lists`; past the
@@ -916,18 +870,10 @@ std::vector<ChildCells> runChildren(const Options &options, const CellLists &lis
     std::vector<ChildCells> children;
     if (!lists.empty() && Common::deviceAvailable()) Common::releaseWorkspaces();  // the children's memory
     const std::string program = thisProgram(options.program);
-    const std::vector<SweepInput> inputs = sweepInputs(options);
     for (std::size_t k = 1; k <= lists.size() && !stopSignal; ++k) {
-        std::vector<SweepInput> only;  // empty: every input
-        if (static_cast<int>(k) >= options.processes) {
-            only = unsettledInputs(inputs, children, options.maxProcessError);
-            if (only.empty()) break;
-            if (only.size() == inputs.size()) only.clear();
-        }
         const std::string &path = lists[k - 1]->path();
         std::vector<std::string> arguments = options.arguments;
         arguments.insert(arguments.end(), {"--child-cells", path, "--child-index", std::to_string(k)});
-        if (!only.empty()) arguments.insert(arguments.end(), {"--child-inputs", sweepInputsText(only)});
         if (childRunnerForTesting) {
             children.push_back((*childRunnerForTesting)(static_cast<int>(k), arguments));
             gaps.push_back(0);
@@ -938,7 +884,7 @@ std::vector<ChildCells> runChildren(const Options &options, const CellLists &lis
         std::ifstream in(path);
         double gap = 0;
         children.push_back(readChildCells(
-            in, processLabel(static_cast<int>(k), options.processes, options.maxProcesses), status, &gap));
+            in, processLabel(static_cast<int>(k), options.processes), status, &gap));
         gaps.push_back(gap);
     }
     return children;
@@ -949,7 +895,6 @@ std::vector<ChildCells> runChildren(const Options &options, const CellLists &lis
 void setChildRunnerForTesting(const ChildRunner *runner) { childRunnerForTesting = runner; }
 
 int runSweep(const Options &options) {
-    if (!options.childCells.empty()) return runChildSweep(options);
     std::vector<Destination> files;
     CellLists cellLists;
     std::string problem = checkMemory(options);
@@ -989,7 +934,6 @@ int runSweep(const Options &options) {
         // This process is the last: with --max-processes, the count is known only now.
         Options own = options;
         if (options.processes > 1) own.processes = static_cast<int>(children.size()) + 1;
-        own.maxProcesses = 0;
         if (!stopSignal) tally = Sweep(own, reporters, copy, std::move(floors), std::move(children)).run();
         const std::string stoppedBy = stopSignal == 0 ? "" : stopSignal == SIGINT ? "SIGINT" : "SIGTERM";
         if (context.gpu && stoppedBy.empty()) {
@@ -1023,7 +967,7 @@ int runSweep(const Options &options) {
                 fmt::print(stderr,
                            "cis565_stream_compaction: stopped by {} while {} ran; a cell is reported once every "
                            "process has measured it, so the report has no rows\n",
-                           stoppedBy, processLabel(stoppedInChild, options.processes, options.maxProcesses));
+                           stoppedBy, processLabel(stoppedInChild, options.processes));
             } else {
                 fmt::print(stderr,
                            "cis565_stream_compaction: stopped by {}; the rows finished before it are in the report\n",

@@ -269,6 +269,37 @@ TEST(CommandLine, HelpNamesEveryOperationAndTheDefaultOnes) {
         << help;
 }
 
+// --processes takes a fixed count; the program has no flags for adapting the count, nor
+// hidden ones for its children: --help names none, and each is an unknown flag.
+TEST(CommandLine, OnlyAFixedCountOfProcesses) {
+    const std::string help = printedBy({"--help"});
+    EXPECT_NE(help.find("--processes N"), std::string::npos) << help;
+    EXPECT_EQ(help.find("--max-process"), std::string::npos) << help;
+    EXPECT_EQ(help.find("--child"), std::string::npos) << help;
+    for (const char *removed : {"--max-processes", "--max-process-error", "--child-cells", "--child-index",
+                                "--child-inputs"}) {
+        Options options;
+        std::string errors;
+        EXPECT_EQ(parseArgs({"--processes", "2", removed, "4"}, options, errors), 2) << removed;
+        EXPECT_NE(errors.find(std::string("unknown flag ") + removed), std::string::npos) << errors;
+    }
+    Options options;
+    std::string errors;
+    ASSERT_EQ(parseArgs({"--sizes", "2^10", "--processes", "64"}, options, errors), -1) << errors;
+    EXPECT_EQ(options.processes, Harness::kMaxProcesses);
+    EXPECT_EQ(parseArgs({"--sizes", "2^10", "--processes", "65"}, options, errors), 2);
+}
+
+// --max-noise is the median's: --help and the reports' sampling line say so.
+TEST(CommandLine, TheNoiseLimitIsTheMedians) {
+    EXPECT_NE(printedBy({"--help"}).find("its median is known to within +-P percent"), std::string::npos);
+    Options options;
+    EXPECT_NE(Harness::samplingText(options).find(
+                  "median of calls until its 95% interval is within +-0.5% (at least 10 calls and 50 ms, at most 2 s)"),
+              std::string::npos)
+        << Harness::samplingText(options);
+}
+
 TEST(CommandLine, HelpAndVersionExitZero) {
     EXPECT_NE(printedBy({"--help"}).find("--block-size"), std::string::npos);
     EXPECT_NE(printedBy({"--version"}).find("cis565_stream_compaction"), std::string::npos);

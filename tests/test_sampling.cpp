@@ -77,16 +77,40 @@ TEST(Sampling, QuietReadingsStopOnceBothMinimumsAreMet) {
     EXPECT_EQ(r.timing.samples, 10);  // 200 ms after 10 calls: the count decides
 }
 
-// Readings of 1 and 3 alternate: a noise of about 50% never falls below 1%, so the calls
-// go on until --max-time, and the row says so; a limit of 60% is met at once.
+// Readings of 1 and 3 alternate: the middle readings hold both, so the median's 95%
+// interval spans 1 to 3 however many calls there are and never narrows to 1%: the calls
+// go on until --max-time, and the row says so. A limit of 60% is met at once: the four
+// readings' interval is their range, 1 to 3, over twice their median of 2, 50%.
 TEST(Sampling, NoisyReadingsRunUntilTheTimeLimit) {
     const Harness::Run noisy = runScripted({1, 3}, untilKnown(4, 0.001, 0.01, 30));
     EXPECT_TRUE(noisy.timing.outOfTime);
     EXPECT_GE(noisy.timing.samples, 4);
-    EXPECT_GT(noisy.timing.noise(), 0.4);
+    EXPECT_GT(noisy.timing.noise(), 0.2);  // 2 / (2 x 1.2816 x a median of 1, 2 or 3)
     const Harness::Run tolerant = runScripted({1, 3}, untilKnown(4, 0.001, 0.6, 60000));
     EXPECT_FALSE(tolerant.timing.outOfTime);
     EXPECT_EQ(tolerant.timing.samples, 4);
+}
+
+// 101 readings about 1 ms (0.995 to 1.0048, 0.0001 apart) of which two are 18 ms, as a
+// busy machine's CPU calls: the outliers do not keep the calls going. Their median's
+// interval is 0.11% wide (medianNoiseByHand), within 0.5% as soon as it is judged, so the
+// calls stop at the minimum of 101 even though standard deviation / mean is above 100%.
+TEST(Sampling, OutliersDoNotKeepTheCallsGoing) {
+    std::vector<float> readings;
+    for (int i = 0; i < 99; ++i) readings.push_back(static_cast<float>(1 + 0.0001 * (i - 50)));
+    readings.insert(readings.begin() + 3, 18.0f);
+    readings.insert(readings.begin() + 40, 18.0f);
+    const Harness::Run r = runScripted(readings, untilKnown(101, 0.001, 0.005, 60000));
+    EXPECT_EQ(r.timing.samples, 101);
+    EXPECT_FALSE(r.timing.outOfTime);
+    EXPECT_GT(r.timing.stddevMs / r.timing.meanMs, 1);
+    EXPECT_LT(r.timing.noise(), 0.004);
+    // Readings spread evenly from 0.5 to 1.5 ms: their median's interval narrows only as
+    // 0.98 / sqrt(n), to 0.1% after about a million calls, far past a 20 ms limit.
+    std::vector<float> spread;
+    for (int i = 0; i <= 100; ++i) spread.push_back(static_cast<float>(0.5 + 0.01 * i));
+    const Harness::Run noisy = runScripted(spread, untilKnown(101, 0.001, 0.001, 20));
+    EXPECT_TRUE(noisy.timing.outOfTime);
 }
 
 // Calls slower than the whole time limit, on noisy readings: the limit stops the calls
@@ -132,7 +156,9 @@ TEST(Sampling, TimeSpentByOtherCellsIsNotACellsOwn) {
     EXPECT_GT(second.finish().timing.samples, 30);
 }
 
-// 1, 2, 3, 4: mean 2.5, median 2.5, sample standard deviation sqrt(5/3).
+// 1, 2, 3, 4: mean 2.5, median 2.5, sample standard deviation sqrt(5/3); the 10th and
+// 90th percentiles 1.3 and 3.7 (0.3 and 2.7 of the way along), so the noise is
+// 2.4 / (2 x 1.281552 x 2.5).
 TEST(Statistics, SummaryByHand) {
     const Statistics s = summarize({4, 1, 3, 2});
     EXPECT_EQ(s.samples, 4);
@@ -141,7 +167,16 @@ TEST(Statistics, SummaryByHand) {
     EXPECT_DOUBLE_EQ(s.minMs, 1);
     EXPECT_DOUBLE_EQ(s.maxMs, 4);
     EXPECT_NEAR(s.stddevMs, std::sqrt(5.0 / 3.0), 1e-12);
-    EXPECT_NEAR(s.noise(), std::sqrt(5.0 / 3.0) / 2.5, 1e-12);
+    EXPECT_NEAR(s.p10Ms, 1.3, 1e-12);
+    EXPECT_NEAR(s.p90Ms, 3.7, 1e-12);
+    EXPECT_NEAR(s.noise(), 2.4 / (2 * 1.281552 * 2.5), 1e-12);
+    // Without percentiles (a summary from an older report): standard deviation / mean.
+    Statistics bare;
+    bare.samples = 4;
+    bare.medianMs = 2;
+    bare.meanMs = 2;
+    bare.stddevMs = 0.1;
+    EXPECT_DOUBLE_EQ(bare.noise(), 0.05);
     const Statistics odd = summarize({5, 1, 9});
     EXPECT_DOUBLE_EQ(odd.medianMs, 5);
     const Statistics one = summarize({7});
@@ -175,10 +210,12 @@ TEST(Statistics, PooledRoundsByHand) {
     EXPECT_EQ(poolRounds({}).all.samples, 0);
     EXPECT_EQ(poolRounds({}).all.rounds, 0);
     EXPECT_DOUBLE_EQ(poolRounds({}).medianSpread, 0);
-    // The calls' error: {0.9, 1.0, 1.1} has noise 10% over 3 readings, 5.77% for its
-    // median; two such rounds make their mean's 5.77% / sqrt(2).
-    EXPECT_NEAR(poolRounds({{0.9, 1.0, 1.1}}).callsError, 0.1 / std::sqrt(3.0), 1e-12);
-    EXPECT_NEAR(poolRounds({{0.9, 1.0, 1.1}, {1.1, 0.9, 1.0}}).callsError, 0.1 / std::sqrt(6.0), 1e-12);
+    // The calls' error: {0.9, 1.0, 1.1} has percentiles 0.92 and 1.08, so noise 0.16 /
+    // (2 x 1.281552), and its median 1.253314 x that / sqrt(3); two such rounds make
+    // their mean's that / sqrt(2).
+    const double medianError = 1.253314 * 0.16 / (2 * 1.281552) / std::sqrt(3.0);
+    EXPECT_NEAR(poolRounds({{0.9, 1.0, 1.1}}).callsError, medianError, 1e-12);
+    EXPECT_NEAR(poolRounds({{0.9, 1.0, 1.1}, {1.1, 0.9, 1.0}}).callsError, medianError / std::sqrt(2.0), 1e-12);
     EXPECT_DOUBLE_EQ(poolRounds({}).callsError, 0);
 }
 
@@ -212,23 +249,26 @@ TEST(Statistics, StudentsTQuantile) {
     for (int d = 1; d < 200; ++d) EXPECT_GT(studentT975(d), studentT975(d + 1)) << d;
 }
 
-// A figure's relative error is noise / sqrt(samples), or its rounds' error where larger,
-// and a ratio's interval is as wide as its two sides' errors make it.
+// A figure's relative error is its median's, 1.253314 x noise / sqrt(samples), or its
+// rounds' error where larger, and a ratio's interval is as wide as its two sides' errors
+// make it.
 TEST(Statistics, TheRoundsErrorWidensARatiosInterval) {
     Statistics a = summarize(std::vector<double>(100, 1.0));
-    a.stddevMs = 0.01;  // 1% noise on 100 samples: 0.001
-    EXPECT_NEAR(a.relativeError(), 0.001, 1e-12);
+    a.p10Ms = 1 - 0.01 * 1.281552;  // 1% noise on 100 samples: 1.253314 x 0.001
+    a.p90Ms = 1 + 0.01 * 1.281552;
+    const double e = 1.253314 * 0.001;
+    EXPECT_NEAR(a.relativeError(), e, 1e-12);
     Statistics b = a;
     b.medianMs = 2;
-    b.meanMs = 2;
-    b.stddevMs = 0.02;
-    EXPECT_NEAR(ratioInterval(b, a).high, 2 * std::exp(1.96 * std::sqrt(2.0) * 0.001), 1e-12);
+    b.p10Ms = 2 - 0.02 * 1.281552;
+    b.p90Ms = 2 + 0.02 * 1.281552;
+    EXPECT_NEAR(ratioInterval(b, a).high, 2 * std::exp(1.96 * std::sqrt(2.0) * e), 1e-12);
     b.roundsError = 0.01;  // the rounds disagree: 1% standard error, over 8 rounds
     b.rounds = 8;
     const double roundsError = 0.01 * 2.365 / 1.959964;  // Student's t for 7 degrees of freedom
     EXPECT_NEAR(b.relativeError(), roundsError, 1e-15);
     const Interval wide = ratioInterval(b, a);
-    const double width = 1.96 * std::sqrt(roundsError * roundsError + 0.001 * 0.001);
+    const double width = 1.96 * std::sqrt(roundsError * roundsError + e * e);
     EXPECT_DOUBLE_EQ(wide.value, 2);
     EXPECT_NEAR(wide.low, 2 * std::exp(-width), 1e-12);
     EXPECT_NEAR(wide.high, 2 * std::exp(width), 1e-12);
@@ -238,7 +278,83 @@ TEST(Statistics, TheRoundsErrorWidensARatiosInterval) {
     EXPECT_NEAR(same.high, 2 * std::exp(1.96 * std::sqrt(2.0) * 0.001), 1e-12);
 }
 
-// The running noise the stopping rule reads agrees with the summary of the same samples.
+// One 18 ms call among 0.0003 ms ones widens neither the figure's noise nor its ratio's
+// interval: the percentiles stay among the 0.0003 ms calls.
+TEST(Statistics, OneOutlierDoesNotWidenTheInterval) {
+    std::vector<double> ms(99, 0.0003);
+    for (std::size_t i = 0; i < ms.size(); ++i) ms[i] += 0.000001 * static_cast<double>(i % 3);
+    const Statistics quiet = summarize(ms);
+    ms.push_back(18);
+    const Statistics busy = summarize(ms);
+    EXPECT_GT(busy.stddevMs / busy.meanMs, 5);
+    EXPECT_LT(busy.noise(), 0.01);
+    EXPECT_NEAR(busy.noise(), quiet.noise(), 1e-9);
+    const Interval r = ratioInterval(busy, quiet);
+    EXPECT_LT(r.high / r.low, 1.002);
+}
+
+// The noise of a median by hand. n = 101: the interval's ranks are floor(50.5 - 9.8487)
+// = 40 and ceil(1 + 50.5 + 9.8487) = 62, the 40th and 62nd smallest readings.
+TEST(Statistics, MedianNoiseByHand) {
+    // 99 readings 1 + 0.0001 (i - 50) and two of 18 ms: the 40th and 62nd are 0.9989 and
+    // 1.0011, the median 1, so the half-width is 0.0022 / 2 = 0.11%.
+    std::vector<double> outliers;
+    for (int i = 0; i < 99; ++i) outliers.push_back(1 + 0.0001 * (i - 50));
+    outliers.insert(outliers.begin() + 7, 18);
+    outliers.push_back(18);
+    EXPECT_NEAR(medianNoise(outliers), 0.0011, 1e-12);
+    // 0.5 to 1.5 ms, 0.01 apart: the 40th and 62nd are 0.89 and 1.11: 11%.
+    std::vector<double> spread;
+    for (int i = 100; i >= 0; --i) spread.push_back(0.5 + 0.01 * i);
+    EXPECT_NEAR(medianNoise(spread), 0.11, 1e-12);
+    // 100 readings, 1 and 3 by turns: ranks floor(50 - 9.7998) = 40 and ceil(60.7998) = 61
+    // hold a 1 and a 3 about a median of 2: (3 - 1) / (2 x 2) = 50%, at any count.
+    std::vector<double> twoGroups;
+    for (int i = 0; i < 100; ++i) twoGroups.push_back(i % 2 ? 3 : 1);
+    EXPECT_DOUBLE_EQ(medianNoise(twoGroups), 0.5);
+    // Three readings: the interval is their range, (4 - 1) / (2 x 2).
+    std::vector<double> three = {4, 1, 2};
+    EXPECT_DOUBLE_EQ(medianNoise(three), 0.75);
+    std::vector<double> equal(10, 0.0);
+    EXPECT_DOUBLE_EQ(medianNoise(equal), 0);
+    std::vector<double> none;
+    EXPECT_TRUE(std::isinf(medianNoise(none)));
+}
+
+// The running judgement: at every reading up to 16, the medianNoise of them all; later,
+// of the readings up to the last judgement; readings that are not numbers are counted
+// and left out.
+TEST(Statistics, RunningMedianNoiseJudgesOnASchedule) {
+    RunningMedianNoise running;
+    EXPECT_TRUE(std::isinf(running.noise()));
+    std::vector<double> so;
+    for (double x : {4.0, 1.0, 2.0}) {
+        running.add(x);
+        so.push_back(x);
+    }
+    EXPECT_DOUBLE_EQ(running.noise(), 0.75);
+    running.add(std::nan(""));
+    EXPECT_EQ(running.samples(), 4);
+    EXPECT_DOUBLE_EQ(running.totalMs(), 7);
+    EXPECT_DOUBLE_EQ(running.noise(), 0.75);
+    // Past 32 readings the judgement comes every n / 16: 34 readings are judged at 34,
+    // and the 35th, far off, waits for the next at 36.
+    RunningMedianNoise later;
+    std::vector<double> ms;
+    for (int i = 0; i < 34; ++i) {
+        ms.push_back(1 + 0.001 * i);
+        later.add(ms.back());
+    }
+    std::vector<double> copy = ms;
+    const double judged = medianNoise(copy);
+    later.add(1000);
+    EXPECT_DOUBLE_EQ(later.noise(), judged);
+    later.add(1000);
+    ms.insert(ms.end(), {1000, 1000});
+    EXPECT_DOUBLE_EQ(later.noise(), medianNoise(ms));
+}
+
+// The running standard deviation / mean agrees with the summary of the same values.
 TEST(Statistics, RunningNoiseAgreesWithTheSummary) {
     const std::vector<double> ms = {3.0, 1.0, 4.0, 1.0, 5.0, 9.0, 2.0, 6.0};
     RunningNoise running;
@@ -246,17 +362,17 @@ TEST(Statistics, RunningNoiseAgreesWithTheSummary) {
     const Statistics s = summarize(ms);
     EXPECT_EQ(running.samples(), s.samples);
     EXPECT_NEAR(running.totalMs(), 31.0, 1e-12);
-    EXPECT_NEAR(running.noise(), s.noise(), 1e-12);
+    EXPECT_NEAR(running.noise(), s.stddevMs / s.meanMs, 1e-12);
     RunningNoise one;
     one.add(2);
     EXPECT_DOUBLE_EQ(one.noise(), 0);
 }
 
-// 2 ms over 1 ms with 1% noise on 100 samples each: relative errors 0.001, the ratio's
-// sqrt(2) x 0.001, so the interval is 2 x exp(+-1.96 x 0.0014142).
+// 2 ms over 1 ms with 1% noise on 100 samples each: relative errors 1.253314 x 0.001,
+// the ratio's sqrt(2) x that, so the interval is 2 x exp(+-1.96 x sqrt(2) x 0.0012533).
 TEST(Statistics, IntervalOfARatioByHand) {
     const Interval r = ratioIntervalOfErrors(2.0, relativeError(0.01, 100), 1.0, relativeError(0.01, 100));
-    const double width = 1.96 * std::sqrt(2.0) * 0.001;
+    const double width = 1.96 * std::sqrt(2.0) * 1.253314 * 0.001;
     EXPECT_DOUBLE_EQ(r.value, 2.0);
     EXPECT_NEAR(r.low, 2.0 * std::exp(-width), 1e-12);
     EXPECT_NEAR(r.high, 2.0 * std::exp(width), 1e-12);

@@ -4,7 +4,6 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
-#include <limits>
 #include <optional>
 #include <random>
 #include <stdexcept>
@@ -117,8 +116,10 @@ DeviceTiming &deviceTiming() {
 
 using Clock = std::chrono::steady_clock;
 
-// Whether the samples so far meet the noise rule of `settings`.
-bool noiseKnown(const RunningNoise &noise, const RunSettings &settings) {
+// Whether the samples so far meet the stopping rule of `settings`: enough of them, enough
+// timed work, and their median known to within +-maxNoise (medianNoise, judged on a
+// schedule by RunningMedianNoise).
+bool noiseKnown(const RunningMedianNoise &noise, const RunSettings &settings) {
     return noise.samples() >= settings.minSamples && noise.totalMs() >= settings.minTimeMs &&
            noise.noise() <= settings.maxNoise;
 }
@@ -341,7 +342,7 @@ private:
     std::vector<int> held_;
     std::vector<Out> output_;  // the last call's output and guard, read back
     std::vector<double> times_;
-    RunningNoise noise_;  // of times_, for the stopping rule
+    RunningMedianNoise noise_;  // of times_, for the stopping rule
     double initialReading_ = 0;  // an implementation's timer before any call
     int calls_ = 0;
     int droppedSamples_ = 0;
@@ -405,54 +406,6 @@ Run run(const Backend &backend, Op op, const std::vector<int> &input, const RunS
         throw;
     }
     return std::move(*result);
-}
-
-namespace {
-
-// A FailCount or FailValue verdict at the first difference of two outputs, or "passed".
-// Elements past `keys` are a sort-pairs output's values and are named values[i].
-template <typename T>
-Verdict compare(const std::vector<T> &actual, const std::vector<T> &expected,
-                std::size_t keys = std::numeric_limits<std::size_t>::max()) {
-    Verdict verdict;
-    if (actual.size() != expected.size()) {
-        verdict.kind = Verdict::Kind::FailCount;
-        verdict.detail = fmt::format("expected {} elements, got {}", expected.size(), actual.size());
-        return verdict;
-    }
-    long long i = TestingHelpers::firstMismatch<T>(static_cast<long long>(actual.size()), actual.data(), expected.data());
-    if (i >= 0) {
-        verdict.kind = Verdict::Kind::FailValue;
-        const auto at = static_cast<std::size_t>(i);
-        verdict.detail = at < keys ? fmt::format("a[{}] = {}, expected {}", i, actual[at], expected[at])
-                                   : fmt::format("values[{}] = {}, expected {}", at - keys, actual[at], expected[at]);
-    }
-    return verdict;
-}
-
-}  // namespace
-
-Verdict verify(Op op, const Run &actual, const Expected &expected) {
-    Verdict verdict;
-    const bool counted = describe(op).returnsCount;
-    if (!actual.inputChange.empty()) {
-        verdict.kind = Verdict::Kind::FailValue;
-        verdict.detail = actual.inputChange;
-        return verdict;
-    }
-    if (counted && actual.kept != expected.kept) {
-        verdict.kind = Verdict::Kind::FailCount;
-        verdict.detail = fmt::format("expected {} elements, got {}", expected.kept, actual.kept);
-        return verdict;
-    }
-    if (!actual.outsideWrite.empty()) {
-        verdict.kind = Verdict::Kind::FailValue;
-        verdict.detail = actual.outsideWrite;
-        return verdict;
-    }
-    const Verdict ints = describe(op).pairs ? compare(actual.output, expected.output, expected.output.size() / 2)
-                                            : compare(actual.output, expected.output);
-    return ints.passed() ? compare(actual.sums64, expected.sums64) : ints;
 }
 
 }  // namespace Harness

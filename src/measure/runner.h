@@ -23,16 +23,17 @@ struct Timing : Statistics {
     bool cold = false;           // the L2 cache was flushed before every timed call
     bool held = false;           // every timed call ran with the stream held: no host launch time in it
     bool synchronizes = false;   // a GPU call that waits for the device: a host synchronisation is in it
-    bool outOfTime = false;      // sampling stopped at maxTimeMs before the noise was known
+    bool outOfTime = false;      // sampling stopped at maxTimeMs before the median was known
     bool byImplementation = false;  // the readings are a course submission's own timer's
     std::vector<double> samplesMs = {};  // the timed calls' readings, in call order (numbers only)
 };
 
 /**
  * How a cell is measured. With `reps` > 0, exactly that many timed calls; with 0, at
- * least minSamples calls, then until the relative noise (standard deviation / mean) is at
- * most maxNoise with minTimeMs of timed work done, or until the cell's own calls have
- * taken maxTimeMs of wall time (other cells' turns between them not counted).
+ * least minSamples calls, then until the noise of their median (medianNoise: the
+ * half-width of its distribution-free 95% interval over it, which outliers do not widen)
+ * is at most maxNoise with minTimeMs of timed work done, or until the cell's own calls
+ * have taken maxTimeMs of wall time (other cells' turns between them not counted).
  */
 struct RunSettings {
     int warmup = 1;  // untimed calls first, so start-up and allocation stay out of the figures

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 
 namespace Harness {
@@ -38,8 +39,34 @@ Statistics summarize(std::vector<double> ms) {
     return s;
 }
 
+double Statistics::noise() const {
+    if (medianMs <= 0) return 0;
+    if (p90Ms <= 0) return meanMs > 0 ? stddevMs / meanMs : 0;
+    return (p90Ms - p10Ms) / (2 * kNormal90 * medianMs);
+}
+
 double relativeError(double noise, int samples) {
-    return samples > 1 && std::isfinite(noise) && noise > 0 ? noise / std::sqrt(static_cast<double>(samples)) : 0;
+    return samples > 1 && std::isfinite(noise) && noise > 0
+               ? kMedianOverMean * noise / std::sqrt(static_cast<double>(samples))
+               : 0;
+}
+
+double medianNoise(std::vector<double> &ms) {
+    const std::size_t n = ms.size();
+    if (n == 0) return std::numeric_limits<double>::infinity();
+    const auto nth = [&ms](std::size_t k) {  // the k-th smallest, from 0
+        std::nth_element(ms.begin(), ms.begin() + static_cast<std::ptrdiff_t>(k), ms.end());
+        return ms[k];
+    };
+    const double half = static_cast<double>(n) / 2;
+    const double reach = kNormal975 / 2 * std::sqrt(static_cast<double>(n));
+    // The ranks from 1 of the interval's ends, clamped to the samples.
+    const auto low = static_cast<std::size_t>(std::max(1.0, std::floor(half - reach)));
+    const auto high = static_cast<std::size_t>(std::min(static_cast<double>(n), std::ceil(1 + half + reach)));
+    const double spread = nth(high - 1) - nth(low - 1);
+    const double median = n % 2 ? nth(n / 2) : (nth(n / 2 - 1) + nth(n / 2)) / 2;
+    if (median <= 0) return spread == 0 ? 0 : std::numeric_limits<double>::infinity();
+    return spread / (2 * median);
 }
 
 double studentT975(int degrees) {
@@ -78,10 +105,25 @@ PooledRounds poolRounds(const std::vector<std::vector<double>> &rounds) {
     if (medians.empty()) return pooled;
     const Statistics ofMedians = summarize(medians);
     pooled.all.medianMs = ofMedians.meanMs;
-    pooled.all.roundsError = relativeError(ofMedians.noise(), ofMedians.samples);
+    // The figure is the mean of the medians: its error is the mean's, standard deviation /
+    // mean / sqrt(rounds), not a median's.
+    pooled.all.roundsError =
+        ofMedians.samples > 1 && ofMedians.meanMs > 0
+            ? ofMedians.stddevMs / ofMedians.meanMs / std::sqrt(static_cast<double>(ofMedians.samples))
+            : 0;
     pooled.medianSpread = ofMedians.minMs > 0 ? ofMedians.maxMs / ofMedians.minMs - 1 : 0;
     pooled.callsError = std::sqrt(callsVariance) / static_cast<double>(medians.size());
     return pooled;
+}
+
+void RunningMedianNoise::add(double ms) {
+    ++samples_;
+    if (std::isnan(ms)) return;
+    ms_.push_back(ms);
+    totalMs_ += ms;
+    if (ms_.size() < nextJudgement_) return;
+    noise_ = medianNoise(ms_);
+    nextJudgement_ = ms_.size() + std::max<std::size_t>(1, ms_.size() / 16);
 }
 
 void RunningNoise::add(double ms) {

@@ -2,6 +2,8 @@
 // The statistics of a cell's timed samples, and the interval of a ratio of two cells'
 // medians: what the sweep's stopping rule, its speed-ups and the compare command share.
 
+#include <cstddef>
+#include <limits>
 #include <vector>
 
 namespace Harness {
@@ -23,17 +25,43 @@ struct Statistics {
     int rounds = 0;
     double roundsError = 0;
 
-    /** The relative noise: standard deviation / mean (0.005 is 0.5%); 0 without samples. */
-    double noise() const { return meanMs > 0 ? stddevMs / meanMs : 0; }
+    /**
+     * The relative noise of one call, robust to outliers: the 10th to 90th percentile
+     * spread over 2 x 1.2816 x the median, which for normally distributed times is
+     * standard deviation / mean, and which calls slower than the 90th percentile (one
+     * 18 ms call among 0.0003 ms ones) do not move. A summary without percentiles (p90Ms
+     * 0, as an older report's) falls back to standard deviation / mean; 0 without samples.
+     */
+    double noise() const;
     /** figureError(noise(), samples, roundsError, rounds). */
     double relativeError() const;
 };
 
-/** noise / sqrt(samples): a figure's relative standard error; 0 where it cannot be known. */
-double relativeError(double noise, int samples);
-
 /** The two-sided 95% quantile of the normal distribution. */
 constexpr double kNormal975 = 1.959964;
+
+/** The normal distribution's 90% quantile: p90 - p10 is 2 x it standard deviations. */
+constexpr double kNormal90 = 1.281552;
+
+/** sqrt(pi / 2): the standard error of a median over that of a mean, for normal samples. */
+constexpr double kMedianOverMean = 1.253314;
+
+/**
+ * The relative standard error of a median of `samples` calls whose noise() is `noise`:
+ * 1.2533 x noise / sqrt(samples); 0 where it cannot be known (fewer than two samples).
+ */
+double relativeError(double noise, int samples);
+
+/**
+ * The noise of the median of `ms`: the half-width of its distribution-free 95%
+ * confidence interval, relative to it. The interval runs between the order statistics of
+ * ranks n/2 - 0.98 sqrt(n) and 1 + n/2 + 0.98 sqrt(n) (the binomial ranks in the normal
+ * approximation; the whole range for a few samples), so outliers on either side do not
+ * widen it, while times that really spread (or split into two groups) do. 0 when the
+ * middle readings are equal; infinite for no reading, or a median of 0 with a spread.
+ * Reorders `ms` (O(n): nth_element). The stopping rule compares it with --max-noise.
+ */
+double medianNoise(std::vector<double> &ms);
 
 /**
  * The two-sided 95% quantile of Student's t with `degrees` degrees of freedom (12.706 for
@@ -73,15 +101,38 @@ struct PooledRounds {
 PooledRounds poolRounds(const std::vector<std::vector<double>> &rounds);
 
 /**
- * The count, mean and noise of samples as they arrive (Welford's update), so that a
- * stopping rule asked after every sample does not summarize them all again.
+ * A figure's samples as they arrive and the medianNoise() of them, judged again each time
+ * the count has grown by a sixteenth (at every sample up to 16): a stopping rule asked
+ * after every sample then costs O(1) per sample, amortized, and reads a judgement at most
+ * a sixteenth of the samples old. Readings that are not numbers count as samples but are
+ * left out of the judgement and the total.
+ */
+class RunningMedianNoise {
+public:
+    void add(double ms);
+    int samples() const { return samples_; }
+    double totalMs() const { return totalMs_; }
+    /** medianNoise() as of the last judgement; infinite before two readings. */
+    double noise() const { return noise_; }
+
+private:
+    std::vector<double> ms_;  // the numbers so far, in the order nth_element left them
+    int samples_ = 0;
+    double totalMs_ = 0;
+    double noise_ = std::numeric_limits<double>::infinity();
+    std::size_t nextJudgement_ = 2;
+};
+
+/**
+ * The count, mean and standard deviation / mean of values as they arrive (Welford's
+ * update), without keeping them.
  */
 class RunningNoise {
 public:
     void add(double ms);
     int samples() const { return samples_; }
     double totalMs() const { return mean_ * samples_; }
-    /** Standard deviation (n - 1) / mean, as Statistics::noise(); 0 for fewer than two samples. */
+    /** Standard deviation (n - 1) / mean; 0 for fewer than two values. */
     double noise() const;
 
 private:
@@ -92,7 +143,7 @@ private:
 
 /**
  * A ratio of two figures with its approximate 95% interval. Each figure's relative
- * standard error is its noise / sqrt(samples); the ratio's is their root sum of squares,
+ * standard error is its median's (relativeError); the ratio's is their root sum of squares,
  * and the interval is ratio x exp(+-1.96 x that), which stays positive.
  */
 struct Interval {

@@ -1007,7 +1007,6 @@ int runSweep(const Options &options) {
                 fmt::print(stderr, "cis565_stream_compaction: warning: {}\n", warning);
             }
             context.copyBandwidthEndGBs = end.GBs;
-            context.launchGapsUs = everyLaunchGap(gaps, context.launchGapUs, own.processes);
             for (Reporter *reporter : open) reporter->closingContext(context);
         }
         while (!open.empty()) {

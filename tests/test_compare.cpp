@@ -530,6 +530,8 @@ TEST(Compare, BadInputIsOneLineAndExitTwo) {
         {{pair.base, pair.next, "--format"}, "--format needs a value"},
         {{pair.base, pair.next, "--fail-above", "5"}, "--fail-above: '5' would be 500%; write a percentage"},
         {{pair.base, pair.next, "--fail-above", "-5%"}, "--fail-above: '-5%' is not a threshold"},
+        {{pair.base, pair.next, "--fail-above=-5%"}, "--fail-above: '-5%' is not a threshold"},
+        {{pair.base, pair.next, "--format", "csv", "--format", "htm"}, "--format: unknown format 'htm'"},
         {{pair.base, pair.next, "--fail-above", "lots"}, "--fail-above: 'lots' is not a threshold"},
         {{pair.base, pair.next, "--verdict", "median"}, "--verdict: 'median' is not a rule; write noise (the default) or interval"},
         {{pair.base, pair.next, "--verdict"}, "--verdict needs a value"},
@@ -556,6 +558,24 @@ TEST(Compare, BadInputIsOneLineAndExitTwo) {
         EXPECT_EQ(result.err.rfind("cis565_stream_compaction compare: ", 0), 0u) << result.err;
         EXPECT_TRUE(TestSupport::contains(result.err, c.says));
     }
+}
+
+// Flags before, between or after the reports, in either spelling; after "--" every word is a report.
+TEST(Compare, FlagsGoAnywhereAndDashDashEndsThem) {
+    const Pair pair = sweepPair("flags");
+    const Result reference = compare({pair.base, pair.next, "--format", "csv", "--same-within", "5%"});
+    ASSERT_EQ(reference.status, 0) << reference.err;
+    for (const std::vector<std::string> &args :
+         {std::vector<std::string>{"--format=csv", pair.base, "--same-within", "5%", pair.next},
+          {"--same-within=5%", "--format", "json", "--format", "csv", pair.base, pair.next},
+          {"--format", "csv", "--same-within", "5%", "--", pair.base, pair.next}}) {
+        const Result result = compare(args);
+        EXPECT_EQ(result.status, 0) << result.err;
+        EXPECT_EQ(result.out, reference.out);
+    }
+    const Result dashed = compare({pair.base, "--", "--format"});
+    EXPECT_EQ(dashed.status, 2);
+    EXPECT_TRUE(TestSupport::contains(dashed.err, "NEW '--format': a report to compare is the .json or .csv")) << dashed.err;
 }
 
 TEST(Compare, HelpSaysWhatItDoes) {

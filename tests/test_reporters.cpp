@@ -922,3 +922,35 @@ TEST(Reports, AWriteThatFailsThrowsNamingTheDestinationAndWhy) {
 }
 
 }  // namespace
+
+// One slow call (18 ms) among calls of 0.3 µs: the table keeps µs, chosen by the medians,
+// and shows the 10th to 90th percentile, which the outlier does not reach; CSV and JSON
+// keep the max beside the percentiles.
+TEST(Tables, OneOutlierMovesNeitherTheUnitNorTheSpread) {
+    Row row = gpuRow();
+    row.timing = timed(0.0003, 0.00028, 0.00033, 200);
+    row.timing.maxMs = 18;
+    for (Format format : {Format::Text, Format::Markdown}) {
+        const std::string text = report(format, {row});
+        EXPECT_NE(text.find("compact: median time, µs (10th–90th percentile)"), std::string::npos) << text;
+        EXPECT_NE(text.find(format == Format::Text ? "0.300  0.280–0.330" : "| 0.300 (0.280–0.330) |"),
+                  std::string::npos)
+            << text;
+        EXPECT_EQ(text.find("18000"), std::string::npos) << text;
+    }
+    std::vector<std::string> comments;
+    const auto records = readCsv(report(Format::Csv, {row}), comments);
+    ASSERT_EQ(records.size(), 2u);
+    const auto column = [&records](const std::string &key) {
+        const auto at = std::find(records[0].begin(), records[0].end(), key);
+        return at == records[0].end() ? std::string("missing") : records[1][static_cast<std::size_t>(at - records[0].begin())];
+    };
+    EXPECT_EQ(column("max_ms"), "18");
+    EXPECT_EQ(column("p10_ms"), "0.00028");
+    EXPECT_EQ(column("p90_ms"), "0.00033");
+}
+
+TEST(Tables, TheUnitFollowsTheLargestMedian) {
+    EXPECT_STREQ(Harness::timeUnitFor(0.9994).name, "µs");
+    EXPECT_STREQ(Harness::timeUnitFor(0.9996).name, "ms");
+}

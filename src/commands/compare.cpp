@@ -17,6 +17,7 @@
 
 #include "cli/cli.h"
 #include "measure/statistics.h"
+#include "report/comparison.h"
 #include "report/json_report.h"
 #include "report/report_fields.h"
 #include "report/reporters.h"
@@ -30,11 +31,6 @@ constexpr const char *kProgram = "cis565_stream_compaction compare";
 constexpr const char *kUsage =
     "usage: cis565_stream_compaction compare BASE NEW [--format text|markdown|csv|json] [--verdict noise|interval] "
     "[--same-within 5%] [--fail-above 5%]";
-// Launch gaps further apart than this give a warning: on one H200 the gaps of 40 processes
-// fell in three bands, 1.345-1.360, 1.379-1.419 and 1.482-1.547 us, and 3% tells the
-// slowest band from the others (not always the two faster ones from each other;
-// docs/methodology.md, "Noise between runs").
-constexpr double kLaunchGapsApart = 0.03;
 
 // Bad input: the message is the one line the command prints before exiting 2.
 struct BadInput : std::runtime_error {
@@ -50,203 +46,6 @@ Report readReport(const std::string &name, const std::string &path) {
     } catch (const std::runtime_error &e) {
         throw BadInput(e.what());
     }
-}
-
-std::string field(const Fields &fields, const std::string &key) {
-    const auto found = fields.find(key);
-    return found == fields.end() ? "" : found->second;
-}
-
-std::optional<double> number(const Fields &fields, const std::string &key) {
-    const std::string text = field(fields, key);
-    if (text.empty()) return std::nullopt;
-    char *end = nullptr;
-    const double value = std::strtod(text.c_str(), &end);
-    if (*end != '\0' || !std::isfinite(value)) return std::nullopt;
-    return value;
-}
-
-// The launch gap of a report's run, us; none where the context does not say.
-std::optional<double> launchGapOf(const Report &report) {
-    const std::optional<double> gap = number(report.context, "launch_gap_us");
-    return gap && *gap > 0 ? gap : std::nullopt;
-}
-
-// A machine without a GPU reads "none" in a CSV's rows, "none (no CUDA device)" in a context.
-std::string gpuName(const Report &report) {
-    const std::string gpu = field(report.context, "gpu");
-    return gpu.rfind("none", 0) == 0 ? "none" : gpu;
-}
-
-// ---- Matching and comparing ----
-
-std::string rowKey(const Fields &row) {
-    return fmt::format("{}\x1f{}\x1f{}\x1f{}\x1f{}", field(row, "op"), field(row, "backend"), field(row, "size"),
-                       field(row, "npot") == "true", field(row, "block_size"));
-}
-
-// One side of a compared row: its median, noise and samples, or why it cannot be compared.
-struct Measure {
-    double medianMs = 0;
-    double noise = 0;  // relative: standard deviation / mean
-    int samples = 0;
-    int rounds = 0;          // a figure of several rounds: how many, and the
-    double roundsError = 0;  // relative standard error of their medians' mean
-    bool estimated = false;  // the noise is (max - min) / (2 x median), the samples reps
-    std::string problem;     // "BASE skipped: no CUDA device", or ""
-};
-
-Measure measure(const Fields &row, const std::string &name) {
-    Measure m;
-    const std::string verified = field(row, "verified");
-    if (verified != "passed") {
-        const std::string note = oneLine(field(row, "note"));
-        m.problem = fmt::format("{} {}{}", name, verified.empty() ? "not verified" : verified, note.empty() ? "" : ": " + note);
-        return m;
-    }
-    const std::optional<double> median = number(row, "median_ms");
-    if (!median || *median <= 0) {
-        m.problem = fmt::format("{} has no median time", name);
-        return m;
-    }
-    m.medianMs = *median;
-    const std::optional<double> noisePct = number(row, "noise_pct");
-    const std::optional<double> samples = number(row, "samples");
-    // A figure of several rounds (reports from before the columns have neither).
-    const std::optional<double> rounds = number(row, "rounds"), roundsErrorPct = number(row, "rounds_error_pct");
-    if (rounds && roundsErrorPct) {
-        m.rounds = static_cast<int>(*rounds);
-        m.roundsError = *roundsErrorPct / 100;
-    }
-    if (noisePct && samples) {
-        m.noise = *noisePct / 100;
-        m.samples = static_cast<int>(*samples);
-        return m;
-    }
-    m.estimated = true;
-    const std::optional<double> low = number(row, "min_ms"), high = number(row, "max_ms");
-    const std::optional<double> reps = samples ? samples : number(row, "reps");
-    if (low && high) m.noise = (*high - *low) / (2 * m.medianMs);
-    if (reps) m.samples = static_cast<int>(*reps);
-    return m;
-}
-
-// How a compared row's verdict is reached. Noise (the default, nvbench_compare's rule):
-// the row is the same when new / base - 1 is within the smaller of the two rows' noise
-// (standard deviation / mean), so a run's own spread, not its sample count, sets what a
-// change must pass. Interval: the same when the ratio's 95% interval covers 1; thousands
-// of samples make that interval far narrower than the drift between two runs.
-enum class VerdictRule { Noise, Interval };
-
-struct Entry {
-    const Fields *row = nullptr;  // the base's row, else the new one's
-    std::optional<double> baseMs, newMs;
-    std::optional<Interval> ratio;
-    double noiseLimit = 0;  // the smaller of the two rows' noise
-    std::string verdict;  // faster, slower, same, only in BASE, only in NEW, not comparable
-    std::string note;
-    bool estimated = false;
-};
-
-struct Comparison {
-    std::vector<Entry> entries;
-    std::vector<std::string> warnings;
-    bool baseEstimated = false, newEstimated = false;
-    VerdictRule rule = VerdictRule::Noise;  // how the verdicts were reached
-    double sameWithin = 0;  // --same-within: a change this small is the same, whatever the rule
-};
-
-// Duplicate keys keep their first row.
-std::map<std::string, const Fields *> byKey(const Report &report, std::vector<std::string> &warnings) {
-    std::map<std::string, const Fields *> rows;
-    long long repeats = 0;
-    for (const Fields &row : report.rows) {
-        if (!rows.emplace(rowKey(row), &row).second) ++repeats;
-    }
-    if (repeats) {
-        warnings.push_back(fmt::format("{} holds {} row{} whose op, back end, size, npot and block size repeat an "
-                                       "earlier one; the first of each is compared",
-                                       report.name, repeats, repeats == 1 ? "" : "s"));
-    }
-    return rows;
-}
-
-// faster, slower or same, by `rule`; the same, whatever the rule, within `sameWithin` of 1.
-std::string verdictOf(const Entry &entry, VerdictRule rule, double sameWithin) {
-    const Interval &ratio = *entry.ratio;
-    if (std::abs(ratio.value - 1) <= sameWithin * (1 + 1e-9)) return "same";  // 1.05 / 1.00 is within 5%
-    if (rule == VerdictRule::Interval) return ratio.tie() ? "same" : ratio.high < 1 ? "faster" : "slower";
-    return std::abs(ratio.value - 1) <= entry.noiseLimit ? "same" : ratio.value < 1 ? "faster" : "slower";
-}
-
-Comparison compare(const Report &base, const Report &next, VerdictRule rule, double sameWithin) {
-    Comparison result;
-    result.rule = rule;
-    result.sameWithin = sameWithin;
-    const std::string baseGpu = gpuName(base), newGpu = gpuName(next);
-    if (!baseGpu.empty() && !newGpu.empty() && baseGpu != newGpu) {
-        result.warnings.push_back(
-            fmt::format("different GPUs: BASE {}, NEW {}; the times are of two machines", baseGpu, newGpu));
-    }
-    const std::string baseMode = field(base.context, "mode"), newMode = field(next.context, "mode");
-    if (!baseMode.empty() && !newMode.empty() && baseMode != newMode) {
-        result.warnings.push_back(fmt::format("different modes: BASE {}, NEW {} (hot leaves the input in L2 between "
-                                              "timed calls, cold flushes it)",
-                                              baseMode, newMode));
-    }
-    const std::optional<double> baseGap = launchGapOf(base), newGap = launchGapOf(next);
-    if (baseGap && newGap && std::abs(*newGap / *baseGap - 1) > kLaunchGapsApart) {
-        result.warnings.push_back(fmt::format(
-            "different launch gaps: BASE {:.3f} us, NEW {:.3f} us ({:+.1f}%); the GPU took another time for each "
-            "launch, and the figures of calls that launch several kernels move with it (docs/methodology.md)",
-            *baseGap, *newGap, 100 * (*newGap / *baseGap - 1)));
-    }
-    for (const Report *report : {&base, &next}) {
-        if (!report->stopped.empty()) {
-            result.warnings.push_back(
-                fmt::format("{} is incomplete ({}): its missing rows read \"only in\"", report->name, report->stopped));
-        }
-    }
-    const auto baseRows = byKey(base, result.warnings);
-    const auto newRows = byKey(next, result.warnings);
-    for (const Fields &row : base.rows) {
-        const std::string key = rowKey(row);
-        if (baseRows.at(key) != &row) continue;  // a repeat
-        Entry entry;
-        entry.row = &row;
-        const auto other = newRows.find(key);
-        if (other == newRows.end()) {
-            entry.verdict = "only in BASE";
-            result.entries.push_back(entry);
-            continue;
-        }
-        const Measure a = measure(row, "BASE"), b = measure(*other->second, "NEW");
-        if (a.problem.empty()) entry.baseMs = a.medianMs;
-        if (b.problem.empty()) entry.newMs = b.medianMs;
-        if (!a.problem.empty() || !b.problem.empty()) {
-            entry.verdict = "not comparable";
-            entry.note = a.problem.empty() ? b.problem : b.problem.empty() ? a.problem : a.problem + "; " + b.problem;
-            result.entries.push_back(entry);
-            continue;
-        }
-        entry.ratio = ratioIntervalOfErrors(b.medianMs, figureError(b.noise, b.samples, b.roundsError, b.rounds),
-                                            a.medianMs, figureError(a.noise, a.samples, a.roundsError, a.rounds));
-        entry.noiseLimit = std::min(a.noise, b.noise);
-        entry.verdict = verdictOf(entry, rule, sameWithin);
-        entry.estimated = a.estimated || b.estimated;
-        result.baseEstimated |= a.estimated;
-        result.newEstimated |= b.estimated;
-        result.entries.push_back(entry);
-    }
-    for (const Fields &row : next.rows) {
-        const std::string key = rowKey(row);
-        if (baseRows.count(key) || newRows.at(key) != &row) continue;
-        Entry entry;
-        entry.row = &row;
-        entry.verdict = "only in NEW";
-        result.entries.push_back(entry);
-    }
-    return result;
 }
 
 // ---- Writing the comparison ----
@@ -565,7 +364,7 @@ int runCompare(const std::vector<std::string> &args, std::FILE *out, std::FILE *
         }
         const Report base = readReport("BASE", options.reports[0]);
         const Report next = readReport("NEW", options.reports[1]);
-        const Comparison comparison = compare(base, next, options.rule, options.sameWithin);
+        const Comparison comparison = compareReports(base, next, options.rule, options.sameWithin);
         std::string text;
         switch (options.format) {
             case Format::Text: text = textReport(comparison, base, next); break;

@@ -73,18 +73,11 @@ for r in rows:
     assert r["round_spread_pct"] != "", r
     assert "6 rounds in 3 processes: medians " in r["note"], r["note"]
 PY
-# With a GPU the context lists the three processes' launch gaps, the last this process's;
-# without one, none.
-python3 - "$dir/p.context.json" <<'PY' || fail "the context of the sweep in 3 processes does not list their launch gaps"
+# The context says how many processes measured each figure.
+python3 - "$dir/p.context.json" <<'PY' || fail "the context of the sweep in 3 processes does not say 3 processes"
 import json, sys
 context = json.load(open(sys.argv[1]))
 assert context["processes"] == 3, context["processes"]
-if context["gpu"].startswith("none"):
-    assert context["launch_gaps_us"] is None, context["launch_gaps_us"]
-else:
-    gaps = [float(gap) for gap in context["launch_gaps_us"].split(", ")]
-    assert len(gaps) == 3 and all(gap > 0 for gap in gaps), gaps
-    assert abs(gaps[-1] - context["launch_gap_us"]) < 0.0006, (gaps, context["launch_gap_us"])
 PY
 grep -q 'one after another; a figure is the mean of the 6 rounds' "$dir/p.txt" ||
   fail "the report's sampling line does not say how the processes make a figure"

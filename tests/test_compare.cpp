@@ -557,6 +557,9 @@ TEST(Compare, BadInputIsOneLineAndExitTwo) {
         EXPECT_EQ(std::count(result.err.begin(), result.err.end(), '\n'), 1) << result.err;
         EXPECT_EQ(result.err.rfind("cis565_stream_compaction compare: ", 0), 0u) << result.err;
         EXPECT_TRUE(TestSupport::contains(result.err, c.says));
+        // A bad value names what is accepted, with no usage line after it.
+        if (TestSupport::contains(c.says, ": '") || TestSupport::contains(c.says, "unknown format"))
+            EXPECT_FALSE(TestSupport::contains(result.err, "usage:")) << result.err;
     }
 }
 
@@ -576,6 +579,26 @@ TEST(Compare, FlagsGoAnywhereAndDashDashEndsThem) {
     const Result dashed = compare({pair.base, "--", "--format"});
     EXPECT_EQ(dashed.status, 2);
     EXPECT_TRUE(TestSupport::contains(dashed.err, "NEW '--format': a report to compare is the .json or .csv")) << dashed.err;
+}
+
+// One run's JSON (every digit) against its CSV (six significant digits): the same, even
+// for a row without noise, and --fail-above 0% passes.
+TEST(Compare, OneRunsJsonAndCsvReadTheSame) {
+    const std::string json = writeFile(
+        "digits.json", jsonReport("G", "cold", {"{\"op\": \"scan\", \"backend\": \"cpu\", \"size\": 1024, \"npot\": false, "
+                                                "\"block_size\": null, \"median_ms\": 0.0012345678901234567, "
+                                                "\"noise_pct\": 0.0, \"samples\": 5, \"verified\": \"passed\"}"}));
+    const std::string csv = writeFile("digits.csv", "op,backend,size,npot,block_size,median_ms,noise_pct,samples,verified\n"
+                                                    "scan,cpu,1024,false,,0.00123457,0,5,passed\n");
+    const Result result = compare({json, csv, "--format", "csv", "--fail-above", "0%"});
+    ASSERT_EQ(result.status, 0) << result.err;
+    const auto rows = csvRows(result.out);
+    ASSERT_EQ(rows.size(), 1u) << result.out;
+    EXPECT_EQ(rows[0].at("verdict"), "same");
+    // A change in the fifth digit is one.
+    const std::string moved = writeFile("digits-moved.csv", "op,backend,size,npot,block_size,median_ms,noise_pct,samples,verified\n"
+                                                            "scan,cpu,1024,false,,0.00123467,0,5,passed\n");
+    EXPECT_EQ(csvRows(compare({json, moved, "--format", "csv"}).out).at(0).at("verdict"), "slower");
 }
 
 TEST(Compare, HelpSaysWhatItDoes) {

@@ -298,6 +298,8 @@ CompareOptions parseArgs(const std::vector<std::string> &args) {
     std::reverse(words.begin(), words.end());  // CLI11 takes them last first
     try {
         app.parse(words);
+    } catch (const CLI::ValidationError &e) {
+        throw BadInput(e.what());  // "--format: unknown format 'html'; formats: ..."
     } catch (const CLI::ParseError &e) {
         throw BadInput(fmt::format("{}; {}", e.what(), kUsage));
     }

@@ -120,10 +120,16 @@ std::map<std::string, const Fields *> byKey(const Report &report, std::vector<st
     return rows;
 }
 
-// faster, slower or same, by `rule`; the same, whatever the rule, within `sameWithin` of 1.
+// The CSV writes six significant digits, JSON every digit: the medians of one run read
+// from its CSV and from its JSON differ by up to this much (twice half a unit in the sixth digit).
+constexpr double kCsvPrecision = 1e-5;
+
+// faster, slower or same, by `rule`; the same, whatever the rule, within `sameWithin` of 1
+// (or within what a CSV's digits tell apart).
 std::string verdictOf(const Entry &entry, VerdictRule rule, double sameWithin) {
     const Interval &ratio = *entry.ratio;
-    if (std::abs(ratio.value - 1) <= sameWithin * (1 + 1e-9)) return "same";  // 1.05 / 1.00 is within 5%
+    // 1.05 / 1.00 is within 5%.
+    if (std::abs(ratio.value - 1) <= std::max(sameWithin * (1 + 1e-9), kCsvPrecision)) return "same";
     if (rule == VerdictRule::Interval) return ratio.tie() ? "same" : ratio.high < 1 ? "faster" : "slower";
     return std::abs(ratio.value - 1) <= entry.noiseLimit ? "same" : ratio.value < 1 ? "faster" : "slower";
 }

@@ -75,6 +75,7 @@ for r in rows:
     assert r["round_spread_pct"] != "", r
     assert "3 processes of 2 rounds: medians " in r["note"], r["note"]
 PY
+# The context says how many processes measured each figure.
 python3 - "$dir/p.context.json" <<'PY' || fail "the context of the sweep in 3 processes does not say 3 processes"
 import json, sys
 context = json.load(open(sys.argv[1]))

@@ -241,42 +241,32 @@ TEST(Compare, DifferentGpusAndModesWarnFirst) {
     EXPECT_EQ(compare({alike.base, alike.next}).out.find("warning"), std::string::npos);
 }
 
-// Launch gaps more than 3% apart warn: a run in one process by its context's gap, one in
-// several by the mean of its processes' gaps (written at the end of a JSON report).
+// Launch gaps more than 3% apart warn: each run's from its context (a CSV's context file).
 TEST(Compare, LaunchGapsApartWarn) {
     const std::vector<std::string> rows = {row("scan", "naive", 1024, false, "128", 1.0, 1, 16)};
-    const auto withGap = [&rows](const std::string &name, const std::string &gap, const std::string &gaps) {
-        std::string text = jsonReport("NVIDIA H200", "cold", rows,
-                                      gaps.empty() ? "\"complete\": true"
-                                                   : "\"complete\": true,\n  \"launch_gaps_us\": \"" + gaps + "\"");
+    const auto withGap = [&rows](const std::string &name, const std::string &gap) {
+        std::string text = jsonReport("NVIDIA H200", "cold", rows);
         if (!gap.empty()) text.replace(text.find("\"seed\": 565"), 11, "\"seed\": 565, \"launch_gap_us\": " + gap);
         return writeFile(name, text);
     };
-    const std::string one = withGap("gap-one.json", "1.4", "");
-    const std::string near = withGap("gap-near.json", "1.44", "");
-    const std::string several = withGap("gap-several.json", "1.2", "1.50, 1.52");  // their mean, not this process's
-    const std::string none = withGap("gap-none.json", "", "");
+    const std::string one = withGap("gap-one.json", "1.4");
+    const std::string near = withGap("gap-near.json", "1.44");
+    const std::string far = withGap("gap-far.json", "1.51");
+    const std::string none = withGap("gap-none.json", "");
 
-    const Result apart = compare({one, several});
+    const Result apart = compare({one, far});
     ASSERT_EQ(apart.status, 0) << apart.err;
     EXPECT_TRUE(TestSupport::contains(apart.out, "warning: different launch gaps: BASE 1.400 us, NEW 1.510 us (+7.9%)"))
         << apart.out;
     EXPECT_EQ(compare({one, near}).out.find("warning"), std::string::npos);  // 2.9% apart
     EXPECT_EQ(compare({one, none}).out.find("warning"), std::string::npos);  // one side does not say
 
-    // A run in several processes without the list (one went unmeasured, or the run stopped)
-    // has no gap: its last process's alone is not the run's.
-    std::string partial = jsonReport("NVIDIA H200", "cold", rows);
-    partial.replace(partial.find("\"seed\": 565"), 11, "\"seed\": 565, \"launch_gap_us\": 1.6, \"processes\": 3");
-    EXPECT_EQ(compare({one, writeFile("gap-partial.json", partial)}).out.find("warning"), std::string::npos);
-
     // CSVs take their gaps from the context file beside them.
     const std::string header = "run_id,date,gpu,mode,op,backend,size,npot,block_size,median_ms,verified\n";
     const std::string base = writeFile("gap-base.csv", header + "r1,d,NVIDIA H200,cold,scan,naive,1024,false,128,1,passed\n");
     writeFile("gap-base.context.json", "{\"run_id\": \"r1\", \"launch_gap_us\": 1.35, \"processes\": 1}\n");
     const std::string next = writeFile("gap-new.csv", header + "r2,d,NVIDIA H200,cold,scan,naive,1024,false,128,1,passed\n");
-    writeFile("gap-new.context.json",
-              "{\"run_id\": \"r2\", \"launch_gap_us\": 1.3, \"processes\": 2, \"launch_gaps_us\": \"1.49, 1.51\"}\n");
+    writeFile("gap-new.context.json", "{\"run_id\": \"r2\", \"launch_gap_us\": 1.5, \"processes\": 2}\n");
     const Result csv = compare({base, next});
     ASSERT_EQ(csv.status, 0) << csv.err;
     EXPECT_TRUE(TestSupport::contains(csv.out, "warning: different launch gaps: BASE 1.350 us, NEW 1.500 us (+11.1%)"))
@@ -489,7 +479,7 @@ TEST(Compare, SameWithinReadsChangesInsideItAsTheSame) {
                                       "or when it is within 5% of 1 (--same-within)"));
     EXPECT_TRUE(TestSupport::contains(compare({base, next, "--format", "json", "--same-within", "5%"}).out,
                                       "\"same_within\": 0.05,"));
-    EXPECT_TRUE(TestSupport::contains(compare({base, next, "--format", "json"}).out, "\"same_within\": 0,"));
+    EXPECT_TRUE(TestSupport::contains(compare({base, next, "--format", "json"}).out, "\"same_within\": 0.0,"));
     EXPECT_TRUE(TestSupport::contains(compare({base, next, "--format", "markdown", "--same-within", "5%"}).out,
                                       "or when it is within 5% of 1 (--same-within)"));
 
@@ -540,13 +530,15 @@ TEST(Compare, BadInputIsOneLineAndExitTwo) {
         {{pair.base, pair.next, "--format"}, "--format needs a value"},
         {{pair.base, pair.next, "--fail-above", "5"}, "--fail-above: '5' would be 500%; write a percentage"},
         {{pair.base, pair.next, "--fail-above", "-5%"}, "--fail-above: '-5%' is not a threshold"},
+        {{pair.base, pair.next, "--fail-above=-5%"}, "--fail-above: '-5%' is not a threshold"},
+        {{pair.base, pair.next, "--format", "csv", "--format", "htm"}, "--format: unknown format 'htm'"},
         {{pair.base, pair.next, "--fail-above", "lots"}, "--fail-above: 'lots' is not a threshold"},
         {{pair.base, pair.next, "--verdict", "median"}, "--verdict: 'median' is not a rule; write noise (the default) or interval"},
         {{pair.base, pair.next, "--verdict"}, "--verdict needs a value"},
         {{pair.base, pair.next, "--same-within", "5"}, "--same-within: '5' would be 500%; write a percentage"},
         {{pair.base, pair.next, "--same-within", "-1%"}, "--same-within: '-1%' is not a threshold"},
         {{pair.base, writeFile("report.md", "| size |\n")}, "NEW '" + testing::TempDir() + "compare_report.md': a report to compare is the .json or .csv"},
-        {{pair.base, writeFile("cut.json", "{\"context\": {}, \"rows\": [{\"op\": \"scan\"")}, "is not a JSON report: JSON: "},
+        {{pair.base, writeFile("cut.json", "{\"context\": {}, \"rows\": [{\"op\": \"scan\"")}, "is not a JSON report: JSON parse error at line 1, column "},
         {{pair.base, writeFile("norows.json", "{\"context\": {}}")}, "is not a sweep report: it has no \"rows\" list"},
         {{pair.base, writeFile("nomedian.json", "{\"rows\": [{\"op\": \"scan\", \"backend\": \"cpu\", \"size\": 4, \"verified\": \"passed\"}]}")},
          "is not a sweep report: its rows have no 'median_ms' field"},
@@ -565,7 +557,48 @@ TEST(Compare, BadInputIsOneLineAndExitTwo) {
         EXPECT_EQ(std::count(result.err.begin(), result.err.end(), '\n'), 1) << result.err;
         EXPECT_EQ(result.err.rfind("cis565_stream_compaction compare: ", 0), 0u) << result.err;
         EXPECT_TRUE(TestSupport::contains(result.err, c.says));
+        // A bad value names what is accepted, with no usage line after it.
+        if (TestSupport::contains(c.says, ": '") || TestSupport::contains(c.says, "unknown format"))
+            EXPECT_FALSE(TestSupport::contains(result.err, "usage:")) << result.err;
     }
+}
+
+// Flags before, between or after the reports, in either spelling; after "--" every word is a report.
+TEST(Compare, FlagsGoAnywhereAndDashDashEndsThem) {
+    const Pair pair = sweepPair("flags");
+    const Result reference = compare({pair.base, pair.next, "--format", "csv", "--same-within", "5%"});
+    ASSERT_EQ(reference.status, 0) << reference.err;
+    for (const std::vector<std::string> &args :
+         {std::vector<std::string>{"--format=csv", pair.base, "--same-within", "5%", pair.next},
+          {"--same-within=5%", "--format", "json", "--format", "csv", pair.base, pair.next},
+          {"--format", "csv", "--same-within", "5%", "--", pair.base, pair.next}}) {
+        const Result result = compare(args);
+        EXPECT_EQ(result.status, 0) << result.err;
+        EXPECT_EQ(result.out, reference.out);
+    }
+    const Result dashed = compare({pair.base, "--", "--format"});
+    EXPECT_EQ(dashed.status, 2);
+    EXPECT_TRUE(TestSupport::contains(dashed.err, "NEW '--format': a report to compare is the .json or .csv")) << dashed.err;
+}
+
+// One run's JSON (every digit) against its CSV (six significant digits): the same, even
+// for a row without noise, and --fail-above 0% passes.
+TEST(Compare, OneRunsJsonAndCsvReadTheSame) {
+    const std::string json = writeFile(
+        "digits.json", jsonReport("G", "cold", {"{\"op\": \"scan\", \"backend\": \"cpu\", \"size\": 1024, \"npot\": false, "
+                                                "\"block_size\": null, \"median_ms\": 0.0012345678901234567, "
+                                                "\"noise_pct\": 0.0, \"samples\": 5, \"verified\": \"passed\"}"}));
+    const std::string csv = writeFile("digits.csv", "op,backend,size,npot,block_size,median_ms,noise_pct,samples,verified\n"
+                                                    "scan,cpu,1024,false,,0.00123457,0,5,passed\n");
+    const Result result = compare({json, csv, "--format", "csv", "--fail-above", "0%"});
+    ASSERT_EQ(result.status, 0) << result.err;
+    const auto rows = csvRows(result.out);
+    ASSERT_EQ(rows.size(), 1u) << result.out;
+    EXPECT_EQ(rows[0].at("verdict"), "same");
+    // A change in the fifth digit is one.
+    const std::string moved = writeFile("digits-moved.csv", "op,backend,size,npot,block_size,median_ms,noise_pct,samples,verified\n"
+                                                            "scan,cpu,1024,false,,0.00123467,0,5,passed\n");
+    EXPECT_EQ(csvRows(compare({json, moved, "--format", "csv"}).out).at(0).at("verdict"), "slower");
 }
 
 TEST(Compare, HelpSaysWhatItDoes) {

@@ -355,8 +355,8 @@ TEST(Sweep, CpuOnlyEndToEnd) {
                                                           ? "18 cells verified, 0 failed, 0 skipped\n"
                                                           : "12 cells verified, 0 failed, 6 skipped\n");
     EXPECT_EQ(status, 0) << text;
-    EXPECT_TRUE(text.find("scan: median time, µs (min–max)") != std::string::npos ||
-                text.find("scan: median time, ms (min–max)") != std::string::npos)
+    EXPECT_TRUE(text.find("scan: median time, µs (10th–90th percentile)") != std::string::npos ||
+                text.find("scan: median time, ms (10th–90th percentile)") != std::string::npos)
         << text;
 
     std::ifstream csv(csvPath);

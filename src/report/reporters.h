@@ -45,9 +45,6 @@ struct Context {
     double launchGapUs = 0;       // the GPU's time per launch of empty kernels in a row (measureLaunchGap); 0 without a GPU
     std::string launchGapMethod;  // how it was measured
     int processes = 1;            // how many processes measure each figure at least (--processes)
-    // With --processes: every process's launch gap, in the order they ran (this one last);
-    // known at the end of the run (Reporter::closingContext), empty until then.
-    std::vector<double> launchGapsUs;
     std::string l2Flush;          // what the flush before a cold call writes
     std::string hostCpu;
     std::string hostCpus;           // the CPUs the process may run on: "0-15 (16 CPUs)" (cpuListText)
@@ -162,9 +159,6 @@ std::string contextPathFor(const std::string &csvPath);
 
 /** "2^20", "2^20 - 3" for the companion (npot) of a power of two, or the plain number. */
 std::string sizeLabel(long long size, bool npot);
-
-/** `text` as a JSON string: quoted, with quotes, backslashes and control characters escaped. */
-std::string jsonQuoted(const std::string &text);
 
 /** `text` as one CSV field: quoted (RFC 4180) when it holds a comma, a quote or a line break. */
 std::string csvField(const std::string &text);

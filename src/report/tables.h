@@ -42,7 +42,7 @@ std::size_t displayWidth(const std::string &text);
  */
 std::string threeDigits(double value);
 
-/** The unit of a table of times: µs when every figure is below 1 ms, else ms. */
+/** The unit of a table of times: µs when every median is below 1 ms, else ms. */
 struct TimeUnit {
     const char *name = "ms";
     double perMs = 1;  // figures in this unit per millisecond
@@ -51,7 +51,10 @@ struct TimeUnit {
     std::string format(double ms) const { return threeDigits(ms * perMs); }
 };
 
-/** The unit for a table whose largest time is `largestMs`. */
+/**
+ * The unit for a table whose largest median is `largestMs`. Medians choose it, never a
+ * min, max or percentile, so that one slow call does not turn a table of µs into ms.
+ */
 TimeUnit timeUnitFor(double largestMs);
 
 }  // namespace Harness

@@ -38,6 +38,8 @@ struct PassPolicy {
     static constexpr int kThreads = Threads;
     static constexpr int kItems = Items;
     static constexpr int kMinBlocks = MinBlocks;
+    // Read here too: the small-array tiles leave it out of their __launch_bounds__.
+    static_assert(kMinBlocks >= 0, "blocks per SM: 0 for no minimum");
     static constexpr int kWarps = kThreads / 32;
     static constexpr int kWarpItems = 32 * kItems;
     static constexpr int kTileItems = kThreads * kItems;

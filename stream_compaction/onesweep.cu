@@ -38,6 +38,16 @@ struct PassPolicy {
     static constexpr int kThreads = Threads;
     static constexpr int kItems = Items;
     static constexpr int kMinBlocks = MinBlocks;
+    // kMinBlocks on the architecture being compiled, or no minimum where that many blocks
+    // hold more threads than an SM does (sm_75's 1024: Hopper's three 384-thread blocks),
+    // which ptxas would ignore with a warning. The passes' __launch_bounds__ takes it.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+    static constexpr int kMinBlocksHere = Threads * MinBlocks > 1024 ? 0 : MinBlocks;
+#else
+    static constexpr int kMinBlocksHere = MinBlocks;
+#endif
+    // Read here too: the small-array tiles leave it out of their __launch_bounds__.
+    static_assert(kMinBlocks >= 0 && kMinBlocksHere >= 0, "blocks per SM: 0 for no minimum");
     static constexpr int kWarps = kThreads / 32;
     static constexpr int kWarpItems = 32 * kItems;
     static constexpr int kTileItems = kThreads * kItems;
@@ -473,7 +483,7 @@ struct PassValues {
 // value is loaded while the tile looks back, staged where its key was once the keys are
 // out, and scattered where its key went.
 template <typename P, bool Pairs>
-__global__ void __launch_bounds__(P::kThreads, P::kMinBlocks)
+__global__ void __launch_bounds__(P::kThreads, P::kMinBlocksHere)
     kernOnesweepPass(int n, unsigned *keysOut, const unsigned *keysIn, PassValues values, int shift, unsigned flipIn,
                      unsigned flipOut, const unsigned *bucketOffsets, unsigned *tileStatus, unsigned *tileCounter) {
     static_assert(sizeof(PassStorage<P>) <= 48 * 1024, "static shared memory is limited to 48 KiB");

@@ -2,7 +2,7 @@
 #   SUBMISSION_DIR   the course project's root (holding stream_compaction/)
 #   BINARY_DIR       where it is built; the library lands in BINARY_DIR/libsc_submission.so
 #   GENERATOR, CUDA_COMPILER, CUDA_HOST_COMPILER, CUDA_ARCHITECTURES (',' for ';'),
-#   BUILD_TYPE, JOBS the project's own settings, handed on
+#   BUILD_TYPE, JOBS, CCCL_INCLUDE (empty: the toolkit's CCCL) the project's own settings, handed on
 #   STRICT           exit 1 when the submission does not build (the tests); otherwise 0
 #
 # A submission that does not compile never fails the project's build (the script ends
@@ -90,7 +90,7 @@ if(NOT IS_DIRECTORY "${SUBMISSION_DIR}/stream_compaction")
 endif()
 
 # Configure when the tree is new or the submission or the settings changed.
-set(settings "${SUBMISSION_DIR}|${GENERATOR}|${CUDA_COMPILER}|${CUDA_HOST_COMPILER}|${CUDA_ARCHITECTURES}|${BUILD_TYPE}")
+set(settings "${SUBMISSION_DIR}|${GENERATOR}|${CUDA_COMPILER}|${CUDA_HOST_COMPILER}|${CUDA_ARCHITECTURES}|${BUILD_TYPE}|${CCCL_INCLUDE}")
 set(stamp ${BINARY_DIR}/settings.txt)
 set(configured "")
 if(EXISTS ${stamp} AND EXISTS ${tree}/CMakeCache.txt)
@@ -106,7 +106,7 @@ if(NOT configured STREQUAL settings)
   run_step(COMMAND ${CMAKE_COMMAND} -S ${CMAKE_CURRENT_LIST_DIR} -B ${tree} -G ${GENERATOR}
            -DCMAKE_BUILD_TYPE=${BUILD_TYPE} -DCMAKE_CUDA_COMPILER=${CUDA_COMPILER} ${host_compiler}
            "-DCMAKE_CUDA_ARCHITECTURES=${CUDA_ARCHITECTURES}" -DSC_SUBMISSION_DIR=${SUBMISSION_DIR}
-           -DSC_SUBMISSION_OUTPUT=${BINARY_DIR})
+           -DSC_SUBMISSION_OUTPUT=${BINARY_DIR} -DSC_CCCL_INCLUDE=${CCCL_INCLUDE})
   if(NOT status EQUAL 0)
     first_errors("${output}" why)
     fail("${why}")

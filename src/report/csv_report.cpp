@@ -30,8 +30,8 @@ private:
     template <typename Text>
     void writeLine(const std::vector<Field> &fields, Text text) {
         std::string line;
-        for (const Field &field : run_) line += (line.empty() ? "" : ",") + csvField(text(field));
-        for (const Field &field : fields) line += (line.empty() ? "" : ",") + csvField(text(field));
+        for (const Field &field : run_) (line += line.empty() ? "" : ",") += csvField(text(field));
+        for (const Field &field : fields) (line += line.empty() ? "" : ",") += csvField(text(field));
         out_.write(line + "\n");
     }
 

@@ -558,8 +558,9 @@ TEST(Compare, BadInputIsOneLineAndExitTwo) {
         EXPECT_EQ(result.err.rfind("cis565_stream_compaction compare: ", 0), 0u) << result.err;
         EXPECT_TRUE(TestSupport::contains(result.err, c.says));
         // A bad value names what is accepted, with no usage line after it.
-        if (TestSupport::contains(c.says, ": '") || TestSupport::contains(c.says, "unknown format"))
+        if (TestSupport::contains(c.says, ": '") || TestSupport::contains(c.says, "unknown format")) {
             EXPECT_FALSE(TestSupport::contains(result.err, "usage:")) << result.err;
+        }
     }
 }
 

@@ -104,7 +104,9 @@ void expectSameRow(const Row &a, const Row &b) {
                                {&a.speedupVsCpuRange, &b.speedupVsCpuRange},
                                {&a.speedupVsCubRange, &b.speedupVsCubRange}}) {
         ASSERT_EQ(x->has_value(), y->has_value());
-        if (*x) EXPECT_TRUE((*x)->value == (*y)->value && (*x)->low == (*y)->low && (*x)->high == (*y)->high);
+        if (*x) {
+            EXPECT_TRUE((*x)->value == (*y)->value && (*x)->low == (*y)->low && (*x)->high == (*y)->high);
+        }
     }
     EXPECT_EQ(a.launchBound, b.launchBound);
     EXPECT_EQ(a.interleaved, b.interleaved);

@@ -190,7 +190,7 @@ std::string csvReport(const Comparison &comparison) {
     text += "\n";
     for (const Entry &e : comparison.entries) {
         std::string line;
-        for (const Field &field : entryFields(e)) line += (line.empty() ? "" : ",") + csvField(plainText(field.value));
+        for (const Field &field : entryFields(e)) (line += line.empty() ? "" : ",") += csvField(plainText(field.value));
         text += line + "\n";
     }
     return text;

@@ -135,9 +135,10 @@ TEST(Compare, ARegressionATieAndAGainFromTheRowsNoise) {
     ASSERT_NE(slower, nullptr) << result.out;
     EXPECT_EQ(slower->at("verdict"), "slower");
     EXPECT_NEAR(number(*slower, "ratio"), 1.2, 1e-5);
-    // 1% noise over 16 samples on each side: 1.2 x exp(-+1.96 x sqrt(2) x 0.0025).
-    EXPECT_NEAR(number(*slower, "ratio_low"), 1.191713, 1e-5);
-    EXPECT_NEAR(number(*slower, "ratio_high"), 1.208344, 1e-5);
+    // 1% noise over 16 samples on each side, a median's error 1.2533 x noise / sqrt(samples):
+    // 1.2 x exp(-+1.96 x sqrt(2) x 1.2533 x 0.0025).
+    EXPECT_NEAR(number(*slower, "ratio_low"), 1.189623, 1e-5);
+    EXPECT_NEAR(number(*slower, "ratio_high"), 1.210467, 1e-5);
     EXPECT_EQ(slower->at("noise_estimated"), "false");
     EXPECT_NEAR(number(*slower, "base_median_ms"), 1.0, 1e-9);
     EXPECT_NEAR(number(*slower, "new_median_ms"), 1.2, 1e-9);
@@ -145,15 +146,15 @@ TEST(Compare, ARegressionATieAndAGainFromTheRowsNoise) {
     const auto *same = find(rows, "scan", "decoupled", "1048576");
     ASSERT_NE(same, nullptr);
     EXPECT_EQ(same->at("verdict"), "same");  // 2% slower, inside 5% noise over 5 samples
-    EXPECT_NEAR(number(*same, "ratio_low"), 0.958699, 1e-5);
-    EXPECT_NEAR(number(*same, "ratio_high"), 1.085221, 1e-5);
+    EXPECT_NEAR(number(*same, "ratio_low"), 0.943764, 1e-5);
+    EXPECT_NEAR(number(*same, "ratio_high"), 1.102394, 1e-5);
 
     const auto *faster = find(rows, "compact", "cub", "1048573");
     ASSERT_NE(faster, nullptr);
     EXPECT_EQ(faster->at("verdict"), "faster");
     EXPECT_EQ(faster->at("npot"), "true");
-    EXPECT_NEAR(number(*faster, "ratio_low"), 0.496547, 1e-5);
-    EXPECT_NEAR(number(*faster, "ratio_high"), 0.503477, 1e-5);
+    EXPECT_NEAR(number(*faster, "ratio_low"), 0.495676, 1e-5);
+    EXPECT_NEAR(number(*faster, "ratio_high"), 0.504362, 1e-5);
 }
 
 TEST(Compare, RowsOnOneSideOnlyAndRowsThatCannotBeCompared) {
@@ -211,7 +212,7 @@ TEST(Compare, TextLinesUpOnTheNumbers) {
     EXPECT_TRUE(TestSupport::contains(
         result.out, "  scan       cub        2^20          —  1.00  1.20       1.20×     1.19–1.21  slower\n"));
     EXPECT_TRUE(TestSupport::contains(
-        result.out, "  compact    cub        2^20 - 3      —  2.00  1.00      0.500×   0.497–0.503  faster\n"));
+        result.out, "  compact    cub        2^20 - 3      —  2.00  1.00      0.500×   0.496–0.504  faster\n"));
 }
 
 TEST(Compare, DifferentGpusAndModesWarnFirst) {
@@ -294,14 +295,15 @@ TEST(Compare, OlderReportsHaveTheirNoiseEstimatedFromMinAndMax) {
     ASSERT_NE(slower, nullptr) << csv.out;
     EXPECT_EQ(slower->at("verdict"), "slower");
     EXPECT_EQ(slower->at("noise_estimated"), "true");
-    // Noise 0.2 / (2 x 1) = 0.1 and 0.2 / (2 x 1.5), 5 samples each.
-    EXPECT_NEAR(number(*slower, "ratio_low"), 1.350018, 1e-5);
-    EXPECT_NEAR(number(*slower, "ratio_high"), 1.666644, 1e-5);
+    // Noise 0.2 / (2 x 1) = 0.1 and 0.2 / (2 x 1.5), 5 samples each; a median's error 1.2533 x
+    // noise / sqrt(samples).
+    EXPECT_NEAR(number(*slower, "ratio_low"), 1.314468, 1e-5);
+    EXPECT_NEAR(number(*slower, "ratio_high"), 1.711719, 1e-5);
     const auto *same = find(rows, "scan", "cpu", "1021");
     ASSERT_NE(same, nullptr);
     EXPECT_EQ(same->at("verdict"), "same");
-    EXPECT_NEAR(number(*same, "ratio_low"), 0.898567, 1e-5);
-    EXPECT_NEAR(number(*same, "ratio_high"), 1.226953, 1e-5);
+    EXPECT_NEAR(number(*same, "ratio_low"), 0.863807, 1e-5);
+    EXPECT_NEAR(number(*same, "ratio_high"), 1.276330, 1e-5);
 
     const Result text = compare({base, next});
     EXPECT_TRUE(TestSupport::contains(text.out, "noise estimated: BASE and NEW have no noise_pct and samples"));

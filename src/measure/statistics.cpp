@@ -86,6 +86,10 @@ double figureError(double noise, int samples, double roundsError, int rounds) {
     return std::max(relativeError(noise, samples), ofRounds);
 }
 
+double meanError(const Statistics &s) {
+    return s.samples > 1 && s.meanMs > 0 ? s.stddevMs / s.meanMs / std::sqrt(static_cast<double>(s.samples)) : 0;
+}
+
 double Statistics::relativeError() const { return figureError(noise(), samples, roundsError, rounds); }
 
 PooledRounds poolRounds(const std::vector<std::vector<double>> &rounds) {
@@ -105,12 +109,7 @@ PooledRounds poolRounds(const std::vector<std::vector<double>> &rounds) {
     if (medians.empty()) return pooled;
     const Statistics ofMedians = summarize(medians);
     pooled.all.medianMs = ofMedians.meanMs;
-    // The figure is the mean of the medians: its error is the mean's, standard deviation /
-    // mean / sqrt(rounds), not a median's.
-    pooled.all.roundsError =
-        ofMedians.samples > 1 && ofMedians.meanMs > 0
-            ? ofMedians.stddevMs / ofMedians.meanMs / std::sqrt(static_cast<double>(ofMedians.samples))
-            : 0;
+    pooled.all.roundsError = meanError(ofMedians);
     pooled.medianSpread = ofMedians.minMs > 0 ? ofMedians.maxMs / ofMedians.minMs - 1 : 0;
     pooled.callsError = std::sqrt(callsVariance) / static_cast<double>(medians.size());
     return pooled;

@@ -53,6 +53,12 @@ constexpr double kMedianOverMean = 1.253314;
 double relativeError(double noise, int samples);
 
 /**
+ * The relative standard error of the mean of `s`'s samples, standard deviation / mean /
+ * sqrt(samples): the error of a figure that is a mean of rounds' or processes' medians.
+ */
+double meanError(const Statistics &s);
+
+/**
  * The noise of the median of `ms`: the half-width of its distribution-free 95%
  * confidence interval, relative to it. The interval runs between the order statistics of
  * ranks n/2 - 0.98 sqrt(n) and 1 + n/2 + 0.98 sqrt(n) (the binomial ranks in the normal

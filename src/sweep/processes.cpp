@@ -147,7 +147,7 @@ PooledRounds poolProcesses(const std::vector<Statistics> &processes) {
     }
     const Statistics ofMedians = summarize(medians);
     all.medianMs = ofMedians.meanMs;
-    all.roundsError = relativeError(ofMedians.noise(), ofMedians.samples);
+    all.roundsError = meanError(ofMedians);
     pooled.medianSpread = ofMedians.minMs > 0 ? ofMedians.maxMs / ofMedians.minMs - 1 : 0;
     pooled.callsError = std::sqrt(callsVariance) / static_cast<double>(medians.size());
     return pooled;

@@ -249,7 +249,7 @@ TEST(SweepCommandLine, TheSamplingTextSaysHowRoundsAndProcessesMakeAFigure) {
     options.processes = 4;
     options.rounds = 2;
     EXPECT_NE(Harness::samplingText(options).find("; 2 rounds in each of 4 processes, one after another; a figure is "
-                                                  "the mean of the 8 rounds' medians"),
+                                                  "the mean of the 4 processes' medians"),
               std::string::npos)
         << Harness::samplingText(options);
     options.rounds = 1;

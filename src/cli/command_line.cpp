@@ -144,8 +144,8 @@ std::string samplingText(const Options &o) {
     const std::string perProcess = o.rounds > 1 ? fmt::format("{} rounds", o.rounds) : std::string("one round");
     if (o.processes > 1) {
         rounds = fmt::format("; {} in each of {} processes, one after another; a figure is the mean of the {} "
-                             "rounds' medians",
-                             perProcess, o.processes, o.rounds * o.processes);
+                             "processes' medians",
+                             perProcess, o.processes, o.processes);
     } else if (o.rounds > 1) {
         rounds = fmt::format("; {} rounds, buffers allocated again for each; a figure is the mean of the rounds' "
                              "medians",
@@ -267,7 +267,7 @@ std::vector<CLI::Option *> addSweepOptions(CLI::App &app, Options &options, RawT
     sweepFlags.push_back(addChecked(
         app, "--processes", raw.processes,
         fmt::format("Run the sweep in N processes, one after another (N - 1 child processes of this program, then "
-                    "this one), and pool each cell's rounds over all of them: the GPU's launches run a few percent "
+                    "this one), each writing a JSON report, and make each figure the mean of the processes' medians: the GPU's launches run a few percent "
                     "faster or slower for a whole process, so figures over several processes agree better from run "
                     "to run (default 1; up to {})",
                     kMaxProcesses),

@@ -61,14 +61,23 @@ done
 # 130 with an incomplete report, no child left running and no report left behind.
 mkdir "$dir/tmp"
 long="--backends cpu --ops scan,compact,sort --sizes 2^16:2^26 --reps 3 --quiet --processes 2"
-TMPDIR="$dir/tmp" "$program" $long --output "$dir/p.json" >"$dir/p.out" 2>"$dir/p.err" &
-parent=$!
-child=$(wait_for_child "$parent")
-# The child has its signal handlers once its report has begun.
-wait_for_report "$dir/tmp"
-if [ -z "$child" ]; then
+
+# start_sweep REPORT OUT ERR [report]: starts the sweep in two processes writing REPORT
+# (stdout to OUT, stderr to ERR) and sets $parent and $child; with "report" it then waits
+# for the child's report to begin. Without a child in 60 s it fails, ends the parent and
+# returns 1.
+start_sweep() {
+  TMPDIR="$dir/tmp" "$program" $long --output "$1" >"$2" 2>"$3" &
+  parent=$!
+  child=$(wait_for_child "$parent")
+  [ "${4:-}" = report ] && wait_for_report "$dir/tmp"
+  [ -n "$child" ] && return 0
   fail "--processes 2: no child process seen in 60 s"; kill "$parent"; wait "$parent"
-else
+  return 1
+}
+
+# The child has its signal handlers once its report has begun.
+if start_sweep "$dir/p.json" "$dir/p.out" "$dir/p.err" report; then
   kill -s INT "$parent"
   # The child's whole sweep takes far longer: the parent must pass the signal on.
   wait_for_exit "$parent" 100
@@ -90,12 +99,7 @@ fi
 
 # A child that does not stop (here held by SIGSTOP) is killed 10 s after the parent
 # passed the signal on; and a child whose parent dies ends too.
-TMPDIR="$dir/tmp" "$program" $long --output "$dir/s.json" >/dev/null 2>"$dir/s.err" &
-parent=$!
-child=$(wait_for_child "$parent")
-if [ -z "$child" ]; then
-  fail "--processes 2: no child process seen in 60 s"; kill "$parent"; wait "$parent"
-else
+if start_sweep "$dir/s.json" /dev/null "$dir/s.err"; then
   kill -s STOP "$child"
   kill -s INT "$parent"
   wait_for_exit "$parent" 300
@@ -108,14 +112,8 @@ else
   fi
   wait "$parent"
 fi
-TMPDIR="$dir/tmp" "$program" $long --output "$dir/d.json" >/dev/null 2>&1 &
-parent=$!
-child=$(wait_for_child "$parent")
 # The child asks to end with its parent before its report begins.
-wait_for_report "$dir/tmp"
-if [ -z "$child" ]; then
-  fail "--processes 2: no child process seen in 60 s"; kill "$parent"; wait "$parent"
-else
+if start_sweep "$dir/d.json" /dev/null /dev/null report; then
   kill -KILL "$parent"
   wait "$parent" 2>/dev/null
   wait_for_exit "$child" 100

@@ -371,6 +371,24 @@ TEST(Compare, FailAboveExitsOneOnASlowDownPastItBeyondTheNoise) {
     EXPECT_EQ(compare({tieNew, tieBase, "--fail-above", "0%"}).status, 0);
 }
 
+// A row's figures: its median, noise and samples (row()).
+struct Figures {
+    double median, noisePct;
+    int samples;
+};
+
+// A report, written to `name`, of the three rows threeVerdicts reads: scan cub, scan naive
+// at block 128 and scan cpu, all at 2^10; `cubMembers` (", \"key\": value") join cub's row.
+std::string threeRows(const std::string &name, Figures cub, Figures naive, Figures cpu,
+                      const std::string &cubMembers = "") {
+    std::string cubRow = row("scan", "cub", 1024, false, "null", cub.median, cub.noisePct, cub.samples);
+    cubRow.insert(cubRow.size() - 1, cubMembers);
+    return writeFile(name, jsonReport("G", "cold", {cubRow, row("scan", "naive", 1024, false, "128", naive.median,
+                                                                naive.noisePct, naive.samples),
+                                                    row("scan", "cpu", 1024, false, "null", cpu.median, cpu.noisePct,
+                                                        cpu.samples)}));
+}
+
 // The verdicts of scan cub, scan naive at block 128 and scan cpu, all at 2^10, in the CSV
 // comparison of `base` with `next` under `flags`.
 std::vector<std::string> threeVerdicts(const std::string &base, const std::string &next,
@@ -394,12 +412,8 @@ std::vector<std::string> threeVerdicts(const std::string &base, const std::strin
 // wide interval; a 5% change between rows of 1% and 10% noise is past the smaller.
 // --fail-above follows the rule.
 TEST(Compare, TheVerdictTakesTheRowsNoiseOrWithIntervalTheInterval) {
-    const std::string base = writeFile("rule-base.json", jsonReport("G", "cold", {row("scan", "cub", 1024, false, "null", 1.0, 5, 5000),
-                                                                              row("scan", "naive", 1024, false, "128", 1.0, 1, 2),
-                                                                              row("scan", "cpu", 1024, false, "null", 1.0, 1, 4)}));
-    const std::string next = writeFile("rule-new.json", jsonReport("G", "cold", {row("scan", "cub", 1024, false, "null", 1.03, 5, 5000),
-                                                                             row("scan", "naive", 1024, false, "128", 1.015, 1, 2),
-                                                                             row("scan", "cpu", 1024, false, "null", 0.95, 10, 4)}));
+    const std::string base = threeRows("rule-base.json", {1.0, 5, 5000}, {1.0, 1, 2}, {1.0, 1, 4});
+    const std::string next = threeRows("rule-new.json", {1.03, 5, 5000}, {1.015, 1, 2}, {0.95, 10, 4});
     const auto verdicts = [&](const std::vector<std::string> &flags) { return threeVerdicts(base, next, flags); };
     EXPECT_EQ(verdicts({}), (std::vector<std::string>{"same", "slower", "faster"}));
     EXPECT_EQ(verdicts({"--verdict", "noise"}), (std::vector<std::string>{"same", "slower", "faster"}));
@@ -430,19 +444,9 @@ TEST(Compare, TheVerdictTakesTheRowsNoiseOrWithIntervalTheInterval) {
 // degrees of freedom): cub's 3% change, slower by its calls' narrow interval, is the same
 // by the rounds' wider one; naive's rows of one round keep their own interval.
 TEST(Compare, TheIntervalTakesTheRoundsErrorWhereLarger) {
-    const auto inRounds = [](std::string text) {
-        return text.insert(text.size() - 1, ", \"rounds\": 8, \"rounds_error_pct\": 1.5");
-    };
-    const std::string base = writeFile(
-        "rounds-base.json",
-        jsonReport("G", "cold", {inRounds(row("scan", "cub", 1024, false, "null", 1.0, 5, 5000)),
-                                 row("scan", "naive", 1024, false, "128", 1.0, 0.01, 5000),
-                                 row("scan", "cpu", 1024, false, "null", 1.0, 1, 4)}));
-    const std::string next = writeFile(
-        "rounds-new.json",
-        jsonReport("G", "cold", {inRounds(row("scan", "cub", 1024, false, "null", 1.03, 5, 5000)),
-                                 row("scan", "naive", 1024, false, "128", 1.015, 0.01, 5000),
-                                 row("scan", "cpu", 1024, false, "null", 1.0, 1, 4)}));
+    const std::string inRounds = ", \"rounds\": 8, \"rounds_error_pct\": 1.5";
+    const std::string base = threeRows("rounds-base.json", {1.0, 5, 5000}, {1.0, 0.01, 5000}, {1.0, 1, 4}, inRounds);
+    const std::string next = threeRows("rounds-new.json", {1.03, 5, 5000}, {1.015, 0.01, 5000}, {1.0, 1, 4}, inRounds);
     EXPECT_EQ(threeVerdicts(base, next, {"--verdict", "interval"}), (std::vector<std::string>{"same", "slower", "same"}));
     const auto rows = csvRows(compare({base, next, "--format", "csv"}).out);
     const auto *cub = find(rows, "scan", "cub", "1024");
@@ -456,12 +460,8 @@ TEST(Compare, TheIntervalTakesTheRoundsErrorWhereLarger) {
 // same under either rule, an 8% slow-down still slower; --fail-above fails on that one
 // alone; the rule's line and the JSON say so.
 TEST(Compare, SameWithinReadsChangesInsideItAsTheSame) {
-    const std::string base = writeFile("within-base.json", jsonReport("G", "cold", {row("scan", "cub", 1024, false, "null", 1.0, 1, 100),
-                                                                                row("scan", "naive", 1024, false, "128", 1.0, 1, 100),
-                                                                                row("scan", "cpu", 1024, false, "null", 1.0, 1, 100)}));
-    const std::string next = writeFile("within-new.json", jsonReport("G", "cold", {row("scan", "cub", 1024, false, "null", 1.03, 1, 100),
-                                                                               row("scan", "naive", 1024, false, "128", 1.08, 1, 100),
-                                                                               row("scan", "cpu", 1024, false, "null", 0.96, 1, 100)}));
+    const std::string base = threeRows("within-base.json", {1.0, 1, 100}, {1.0, 1, 100}, {1.0, 1, 100});
+    const std::string next = threeRows("within-new.json", {1.03, 1, 100}, {1.08, 1, 100}, {0.96, 1, 100});
     const auto verdicts = [&](const std::vector<std::string> &flags) { return threeVerdicts(base, next, flags); };
     const std::vector<std::string> bare{"slower", "slower", "faster"}, within{"same", "slower", "same"};
     EXPECT_EQ(verdicts({}), bare);

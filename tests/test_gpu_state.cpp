@@ -16,13 +16,8 @@ using Harness::GpuState;
 namespace Reason = Harness::ThrottleReason;
 
 GpuState reading(unsigned smClockMHz, unsigned long long reasons) {
-    GpuState state;
-    state.smClockMHz = smClockMHz;
-    state.memoryClockMHz = 2619;
-    state.temperatureC = 40;
-    state.powerW = 300;
-    state.throttleReasons = reasons;
-    return state;
+    return GpuState{.smClockMHz = smClockMHz, .memoryClockMHz = 2619, .temperatureC = 40, .powerW = 300,
+                    .throttleReasons = reasons};
 }
 
 TEST(GpuState, ThrottleTextNamesTheReasonsThatSlowABenchmark) {

@@ -10,6 +10,7 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -24,13 +25,10 @@ namespace {
 
 using namespace Harness;
 
+// A row of the cell that these five fields name (CellKey), with nothing measured yet.
 Row cell(Op op, const std::string &backend, long long size, bool npot, std::optional<int> block) {
     Row row;
-    row.op = op;
-    row.backend = backend;
-    row.size = size;
-    row.npot = npot;
-    row.blockSize = block;
+    std::tie(row.op, row.backend, row.size, row.npot, row.blockSize) = std::tie(op, backend, size, npot, block);
     return row;
 }
 

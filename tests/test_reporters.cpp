@@ -31,6 +31,7 @@ using Harness::Context;
 using Harness::Format;
 using Harness::Op;
 using Harness::Row;
+using TestSupport::sampleContext;
 
 // ---- A small JSON reader, enough to read a report back ----
 
@@ -152,48 +153,6 @@ Harness::Timing timed(double medianMs, double lowMs, double highMs, int samples)
     timing.p10Ms = lowMs;
     timing.p90Ms = highMs;
     return timing;
-}
-
-Context sampleContext() {
-    Context context;
-    context.runId = "20250131T120000Z-3fa2";
-    context.date = "2025-01-31T12:00:00Z";
-    context.commandLine = "cis565_stream_compaction --sizes 2^10 --output 'a \"b\".csv'";
-    context.version = "0.1.0";
-    Harness::DeviceInfo gpu;
-    gpu.name = "NVIDIA H200";
-    gpu.uuid = "GPU-0a1b2c3d-4e5f-6071-8293-a4b5c6d7e8f9";
-    gpu.l2CacheBytes = 60 << 20;
-    gpu.computeMajor = 9;
-    gpu.multiprocessors = 132;
-    gpu.theoreticalBandwidthGBs = 4800;
-    gpu.driverVersion = 13000;
-    gpu.runtimeVersion = 12080;
-    context.gpu = gpu;
-    context.copyBandwidthGBs = 3900.5;
-    context.copyBytes = 1 << 30;
-    context.copyReps = 15;
-    context.launchGapUs = 1.25;
-    context.processes = 3;
-    context.launchGapMethod = "64 empty kernels";
-    context.hostCpu = "AMD EPYC";
-    context.hostCpus = "2 (1 CPU)";
-    context.buildType = "Release";
-    context.gitRevision = "abc1234";
-    context.nvccVersion = "13.0.88";
-    context.cudaFlags = "-O3 -DNDEBUG";
-    context.cudaArchitectures = "75-real,90-real,120";
-    context.ccclVersion = "CCCL 3.0.1 (CUB 3.0.1, Thrust 3.0.1)";
-    context.gpuStateAtStart.smClockMHz = 1980;
-    context.gpuStateAtStart.memoryClockMHz = 2619;
-    context.gpuStateAtStart.temperatureC = 34;
-    context.gpuStateAtStart.powerW = 75.5;
-    context.gpuStateAtStart.throttleReasons = Harness::ThrottleReason::kGpuIdle | Harness::ThrottleReason::kSwPowerCap;
-    context.seed = 565;
-    context.reps = 5;
-    context.warmup = 1;
-    context.keep = "nonzero";
-    return context;
 }
 
 // The rows name every field ({} where a row has none), so that each says what it leaves out.
@@ -360,6 +319,16 @@ TEST(SizeLabel, PowersAndCompanions) {
     EXPECT_EQ(Harness::sizeLabel(1000, false), "1000");
 }
 
+// That each of `expected`'s columns holds its text in `row`; a failure names the column.
+void expectColumns(const std::map<std::string, std::string> &row,
+                   const std::vector<std::pair<std::string, std::string>> &expected) {
+    for (const auto &[column, text] : expected) {
+        const auto found = row.find(column);
+        ASSERT_NE(found, row.end()) << column;
+        EXPECT_EQ(found->second, text) << column;
+    }
+}
+
 // A plain CSV: no comment lines, the header first, every row naming its run.
 TEST(CsvReporter, ReadsBackHeaderAndRows) {
     std::vector<std::string> comments;
@@ -383,34 +352,19 @@ TEST(CsvReporter, ReadsBackHeaderAndRows) {
         for (std::size_t c = 0; c < header.size(); ++c) row[header[c]] = records[r][c];
         rows.push_back(row);
     }
-    for (auto &row : rows) {
-        EXPECT_EQ(row["run_id"], "20250131T120000Z-3fa2");
-        EXPECT_EQ(row["date"], "2025-01-31T12:00:00Z");
-        EXPECT_EQ(row["gpu"], "NVIDIA H200");
-        EXPECT_EQ(row["mode"], "cold");
+    for (const auto &row : rows) {
+        expectColumns(row, {{"run_id", "20250131T120000Z-3fa2"}, {"date", "2025-01-31T12:00:00Z"},
+                            {"gpu", "NVIDIA H200"}, {"mode", "cold"}});
     }
-    EXPECT_EQ(rows[0]["op"], "compact");
-    EXPECT_EQ(rows[0]["backend"], "cpu");
-    EXPECT_EQ(rows[0]["size"], "1024");
-    EXPECT_EQ(rows[0]["npot"], "false");
-    EXPECT_EQ(rows[0]["block_size"], "");
-    EXPECT_EQ(rows[0]["median_ms"], "2.5");
-    EXPECT_EQ(rows[0]["min_ms"], "2");
-    EXPECT_EQ(rows[0]["max_ms"], "3");
-    EXPECT_EQ(rows[0]["samples"], "5");
-    EXPECT_EQ(rows[0]["timed"], "host timer");  // the CPU row, neither cold nor held
-    EXPECT_EQ(rows[0]["bandwidth_GBps"], "2.8");
-    EXPECT_EQ(rows[0]["kept"], "768");
-    EXPECT_EQ(rows[0]["verified"], "passed");
-    EXPECT_EQ(rows[1]["block_size"], "256");
-    EXPECT_EQ(rows[1]["speedup_vs_cpu"], "10");
-    EXPECT_EQ(rows[1]["copy_fraction"], "0.01");
-    EXPECT_EQ(rows[1]["speedup_vs_cub"], "");
-    EXPECT_EQ(rows[2]["verified"], "FAIL");
-    EXPECT_EQ(rows[2]["note"], failedRow().note);  // commas, quotes and newlines survive
-    EXPECT_EQ(rows[3]["verified"], "skipped");
-    EXPECT_EQ(rows[3]["npot"], "true");
-    EXPECT_EQ(rows[3]["median_ms"], "");
+    expectColumns(rows[0], {{"op", "compact"}, {"backend", "cpu"}, {"size", "1024"}, {"npot", "false"},
+                            {"block_size", ""}, {"median_ms", "2.5"}, {"min_ms", "2"}, {"max_ms", "3"},
+                            {"samples", "5"},
+                            {"timed", "host timer"},  // the CPU row, neither cold nor held
+                            {"bandwidth_GBps", "2.8"}, {"kept", "768"}, {"verified", "passed"}});
+    expectColumns(rows[1], {{"block_size", "256"}, {"speedup_vs_cpu", "10"}, {"copy_fraction", "0.01"},
+                            {"speedup_vs_cub", ""}});
+    expectColumns(rows[2], {{"verified", "FAIL"}, {"note", failedRow().note}});  // commas, quotes and newlines survive
+    expectColumns(rows[3], {{"verified", "skipped"}, {"npot", "true"}, {"median_ms", ""}});
 }
 
 // The context of a CSV report, in the JSON file beside it.

@@ -48,13 +48,8 @@ Harness::Run runScripted(std::vector<float> readings, RunSettings settings) {
 }
 
 RunSettings untilKnown(int minSamples, double minTimeMs, double maxNoise, double maxTimeMs) {
-    RunSettings s;
-    s.reps = 0;
-    s.minSamples = minSamples;
-    s.minTimeMs = minTimeMs;
-    s.maxNoise = maxNoise;
-    s.maxTimeMs = maxTimeMs;
-    return s;
+    return RunSettings{
+        .reps = 0, .minSamples = minSamples, .minTimeMs = minTimeMs, .maxNoise = maxNoise, .maxTimeMs = maxTimeMs};
 }
 
 TEST(Sampling, AFixedCountTakesExactlyThatMany) {

@@ -1,6 +1,7 @@
 #pragma once
 // Shared by the test files: fresh random inputs traced with their seed, the edge sizes, timer
-// checks, copies to and from arrays on the host or the device, and what a temporary file holds.
+// checks, copies to and from arrays on the host or the device, what a temporary file holds,
+// and a sample context for the reports.
 
 #include <algorithm>
 #include <cstddef>
@@ -18,6 +19,7 @@
 #include <stream_compaction/predicate.h>
 
 #include "measure/runner.h"
+#include "report/reporters.h"
 
 namespace TestSupport {
 
@@ -132,6 +134,52 @@ inline std::string readAndClose(std::FILE *file) {
 inline testing::AssertionResult contains(const std::string &text, const std::string &part) {
     if (text.find(part) != std::string::npos) return testing::AssertionSuccess();
     return testing::AssertionFailure() << "no \"" << part << "\" in:\n" << text;
+}
+
+/**
+ * A run's context as the reports write it: a GPU with its build and its state at the
+ * start, the copy and launch measurements, five timed calls per cell.
+ */
+inline Harness::Context sampleContext() {
+    Harness::Context context;
+    context.runId = "20250131T120000Z-3fa2";
+    context.date = "2025-01-31T12:00:00Z";
+    context.commandLine = "cis565_stream_compaction --sizes 2^10 --output 'a \"b\".csv'";
+    context.version = "0.1.0";
+    Harness::DeviceInfo gpu;
+    gpu.name = "NVIDIA H200";
+    gpu.uuid = "GPU-0a1b2c3d-4e5f-6071-8293-a4b5c6d7e8f9";
+    gpu.l2CacheBytes = 60 << 20;
+    gpu.computeMajor = 9;
+    gpu.multiprocessors = 132;
+    gpu.theoreticalBandwidthGBs = 4800;
+    gpu.driverVersion = 13000;
+    gpu.runtimeVersion = 12080;
+    context.gpu = gpu;
+    context.copyBandwidthGBs = 3900.5;
+    context.copyBytes = 1 << 30;
+    context.copyReps = 15;
+    context.launchGapUs = 1.25;
+    context.processes = 3;
+    context.launchGapMethod = "64 empty kernels";
+    context.hostCpu = "AMD EPYC";
+    context.hostCpus = "2 (1 CPU)";
+    context.buildType = "Release";
+    context.gitRevision = "abc1234";
+    context.nvccVersion = "13.0.88";
+    context.cudaFlags = "-O3 -DNDEBUG";
+    context.cudaArchitectures = "75-real,90-real,120";
+    context.ccclVersion = "CCCL 3.0.1 (CUB 3.0.1, Thrust 3.0.1)";
+    context.gpuStateAtStart.smClockMHz = 1980;
+    context.gpuStateAtStart.memoryClockMHz = 2619;
+    context.gpuStateAtStart.temperatureC = 34;
+    context.gpuStateAtStart.powerW = 75.5;
+    context.gpuStateAtStart.throttleReasons = Harness::ThrottleReason::kGpuIdle | Harness::ThrottleReason::kSwPowerCap;
+    context.seed = 565;
+    context.reps = 5;
+    context.warmup = 1;
+    context.keep = "nonzero";
+    return context;
 }
 
 /** An output array filled with 0xCD bytes, so unwritten elements are seen. */

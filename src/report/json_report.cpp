@@ -6,10 +6,12 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
-#include <type_traits>
+#include <initializer_list>
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -151,11 +153,22 @@ public:
     double real(const char *key) const { return optional<double>(key).value_or(0); }
     bool flag(const char *key) const { return optional<bool>(key).value_or(false); }
     std::string text(const char *key) const { return optional<std::string>(key).value_or(""); }
-    std::optional<Interval> interval(const char *key, const char *lowKey, const char *highKey) const {
-        const std::optional<double> value = optional<double>(key), low = optional<double>(lowKey),
-                                    high = optional<double>(highKey);
+    // A ratio with its interval: `key`, `key`_low and `key`_high.
+    std::optional<Interval> interval(const std::string &key) const {
+        const std::optional<double> value = optional<double>(key.c_str()), low = optional<double>((key + "_low").c_str()),
+                                    high = optional<double>((key + "_high").c_str());
         if (!value || !low || !high) return std::nullopt;
         return Interval{*value, *low, *high};
+    }
+    // Into `to`: the member's value; a missing or null one leaves an optional empty, and
+    // anything else 0, false or "".
+    template <typename T>
+    void read(const char *key, T &to) const {
+        to = optional<T>(key).value_or(T{});
+    }
+    template <typename T>
+    void read(const char *key, std::optional<T> &to) const {
+        to = optional<T>(key);
     }
     // A reading of the GPU's state: a number, or "unavailable".
     template <typename T>
@@ -189,23 +202,22 @@ Row::Status statusNamed(const Members &row, const std::string &name) {
     throw std::runtime_error(fmt::format("{}: \"verified\" is '{}'; expected passed, FAIL or skipped", row.what(), name));
 }
 
+// Each member of type T of `into`, read (Members::read) from its key.
+template <typename Object, typename T>
+void readEach(const Members &m, Object &into, std::initializer_list<std::pair<const char *, T Object::*>> members) {
+    for (const auto &[key, member] : members) m.read(key, into.*member);
+}
+
 Timing timingOf(const Members &m) {
     Timing t;
-    t.samples = m.optional<int>("samples").value_or(0);
-    t.medianMs = m.real("median_ms");
-    t.meanMs = m.real("mean_ms");
-    t.stddevMs = m.real("stddev_ms");
-    t.minMs = m.real("min_ms");
-    t.maxMs = m.real("max_ms");
-    t.p10Ms = m.real("p10_ms");
-    t.p90Ms = m.real("p90_ms");
-    t.rounds = m.optional<int>("rounds").value_or(0);
-    t.roundsError = m.real("rounds_error");
-    t.held = m.flag("held");
-    t.synchronizes = m.flag("synchronizes");
-    t.byImplementation = m.flag("by_implementation");
-    t.cold = m.flag("cold");
-    t.outOfTime = m.flag("out_of_time");
+    readEach<Timing, int>(m, t, {{"samples", &Timing::samples}, {"rounds", &Timing::rounds}});
+    readEach<Timing, double>(m, t, {{"median_ms", &Timing::medianMs}, {"mean_ms", &Timing::meanMs},
+                                    {"stddev_ms", &Timing::stddevMs}, {"min_ms", &Timing::minMs},
+                                    {"max_ms", &Timing::maxMs}, {"p10_ms", &Timing::p10Ms},
+                                    {"p90_ms", &Timing::p90Ms}, {"rounds_error", &Timing::roundsError}});
+    readEach<Timing, bool>(m, t, {{"held", &Timing::held}, {"synchronizes", &Timing::synchronizes},
+                                  {"by_implementation", &Timing::byImplementation}, {"cold", &Timing::cold},
+                                  {"out_of_time", &Timing::outOfTime}});
     return t;
 }
 
@@ -215,26 +227,22 @@ Row rowOf(const Members &m) {
     r.op = opNamed(m, m.required<std::string>("op"));
     r.backend = m.required<std::string>("backend");
     r.size = m.required<long long>("size");
-    r.npot = m.flag("npot");
-    r.blockSize = m.optional<int>("block_size");
     r.status = statusNamed(m, m.required<std::string>("verified"));
-    r.note = m.text("note");
     r.timing = timingOf(m);
-    r.kept = m.optional<long long>("kept");
-    r.bandwidthGBs = m.optional<double>("bandwidth_GBps");
-    r.copyFraction = m.optional<double>("copy_fraction");
-    r.speedupVsCpu = m.optional<double>("speedup_vs_cpu");
-    r.speedupVsCub = m.optional<double>("speedup_vs_cub");
-    r.copyFractionRange = m.interval("copy_fraction", "copy_fraction_low", "copy_fraction_high");
-    r.speedupVsCpuRange = m.interval("speedup_vs_cpu", "speedup_vs_cpu_low", "speedup_vs_cpu_high");
-    r.speedupVsCubRange = m.interval("speedup_vs_cub", "speedup_vs_cub_low", "speedup_vs_cub_high");
+    m.read("note", r.note);
+    m.read("block_size", r.blockSize);
+    m.read("kept", r.kept);
+    readEach<Row, bool>(m, r, {{"npot", &Row::npot}, {"launch_bound", &Row::launchBound},
+                               {"interleaved", &Row::interleaved}, {"throttled", &Row::throttled}});
+    readEach<Row, std::optional<double>>(m, r, {{"bandwidth_GBps", &Row::bandwidthGBs}, {"copy_fraction", &Row::copyFraction},
+                                                {"speedup_vs_cpu", &Row::speedupVsCpu}, {"speedup_vs_cub", &Row::speedupVsCub},
+                                                {"power_W", &Row::powerW}});
+    readEach<Row, std::optional<unsigned>>(m, r, {{"sm_clock_MHz", &Row::smClockMHz}, {"temperature_C", &Row::temperatureC}});
+    for (const auto &[key, range] : {std::pair{"copy_fraction", &Row::copyFractionRange},
+                                     {"speedup_vs_cpu", &Row::speedupVsCpuRange},
+                                     {"speedup_vs_cub", &Row::speedupVsCubRange}})
+        r.*range = m.interval(key);
     if (const std::optional<double> spread = m.optional<double>("round_spread_pct")) r.roundSpread = *spread / 100;
-    r.launchBound = m.flag("launch_bound");
-    r.interleaved = m.flag("interleaved");
-    r.smClockMHz = m.optional<unsigned>("sm_clock_MHz");
-    r.temperatureC = m.optional<unsigned>("temperature_C");
-    r.powerW = m.optional<double>("power_W");
-    r.throttled = m.flag("throttled");
     return r;
 }
 
@@ -263,17 +271,14 @@ std::optional<DeviceInfo> gpuOf(const Members &m) {
 // The GPU's description, the copy and launch measurements and the GPU's state at the start.
 void readMeasurements(const Members &m, Context &c) {
     c.gpu = gpuOf(m);
-    c.copyBandwidthGBs = m.real("copy_bandwidth_GBps");
-    c.copyBandwidthEndGBs = m.real("copy_bandwidth_end_GBps");
+    readEach<Context, double>(m, c, {{"copy_bandwidth_GBps", &Context::copyBandwidthGBs},
+                                     {"copy_bandwidth_end_GBps", &Context::copyBandwidthEndGBs},
+                                     {"launch_gap_us", &Context::launchGapUs}});
     double noisePct = 0;
     if (std::sscanf(m.text("copy_method").c_str(), "cudaMemcpy device to device of %zu bytes, L2 flushed before each, "
                                                    "median of %d (noise %lf%%)",
                     &c.copyBytes, &c.copyReps, &noisePct) == 3)
         c.copyNoise = noisePct / 100;
-    c.launchFloors = m.text("launch_floors");
-    c.launchGapUs = m.real("launch_gap_us");
-    c.launchGapMethod = m.text("launch_gap_method");
-    c.l2Flush = m.text("l2_flush");
     c.gpuStateAtStart.smClockMHz = m.reading<unsigned>("sm_clock_MHz_at_start");
     c.gpuStateAtStart.memoryClockMHz = m.reading<unsigned>("memory_clock_MHz_at_start");
     c.gpuStateAtStart.temperatureC = m.reading<unsigned>("temperature_C_at_start");
@@ -283,26 +288,20 @@ void readMeasurements(const Members &m, Context &c) {
 // The fields contextFields writes, back into a context.
 Context contextOf(const Members &m) {
     Context c;
-    c.runId = m.text("run_id");
-    c.date = m.text("date");
-    c.mode = m.text("mode");
-    c.commandLine = m.text("command_line");
-    c.version = m.text("version");
+    readEach<Context, std::string>(
+        m, c, {{"run_id", &Context::runId}, {"date", &Context::date}, {"mode", &Context::mode},
+               {"command_line", &Context::commandLine}, {"version", &Context::version},
+               {"launch_floors", &Context::launchFloors}, {"launch_gap_method", &Context::launchGapMethod},
+               {"l2_flush", &Context::l2Flush}, {"nvcc_version", &Context::nvccVersion},
+               {"cuda_flags", &Context::cudaFlags}, {"cuda_architectures", &Context::cudaArchitectures},
+               {"cccl_version", &Context::ccclVersion}, {"host_cpu", &Context::hostCpu},
+               {"host_cpus", &Context::hostCpus}, {"build_type", &Context::buildType},
+               {"git_revision", &Context::gitRevision}, {"keep", &Context::keep}, {"sampling", &Context::sampling}});
     readMeasurements(m, c);
     c.processes = m.optional<int>("processes").value_or(1);
-    c.nvccVersion = m.text("nvcc_version");
-    c.cudaFlags = m.text("cuda_flags");
-    c.cudaArchitectures = m.text("cuda_architectures");
-    c.ccclVersion = m.text("cccl_version");
-    c.hostCpu = m.text("host_cpu");
-    c.hostCpus = m.text("host_cpus");
-    c.buildType = m.text("build_type");
-    c.gitRevision = m.text("git_revision");
     c.seed = static_cast<std::uint64_t>(m.optional<long long>("seed").value_or(0));
     c.reps = m.reading<int>("reps").value_or(0);  // or "until the noise is known"
-    c.warmup = m.optional<int>("warmup").value_or(0);
-    c.keep = m.text("keep");
-    c.sampling = m.text("sampling");
+    m.read("warmup", c.warmup);
     return c;
 }
 

@@ -31,6 +31,15 @@ bool isLoaded = false;
 std::string submissionDirectory;
 std::string loadProblem;
 const sc_submission_table *table = nullptr;  // null when the submission did not load
+void (*harnessSetup)() = nullptr;            // the submission's extern "C" harnessSetup(), if any
+
+// Calls the submission's harnessSetup() once per process, before its first function.
+void setUpOnce() {
+    static bool done = false;
+    if (done || !harnessSetup) return;
+    done = true;
+    harnessSetup();
+}
 
 // The submission's table: an empty one (every function "not offered") until it loaded.
 const sc_submission_table &functions() {
@@ -70,6 +79,7 @@ std::string where(const char *row, const char *op, int n) {
 int invoke(const char *row, const char *op, bool gpu, sc_submission_call call, int n, int *odata, const int *idata) {
     if (!call) throw std::invalid_argument(std::string(row) + " offers no " + op);
     Common::requireNonNegative(row, op, n);
+    setUpOnce();
     std::optional<Common::Operation> operation;
     char error[1024] = "";
     if (gpu) {
@@ -182,6 +192,7 @@ std::string open(const std::string &library) {
         return library + " was built by another version of the project; rebuild it";
     }
     table = loaded;  // the library stays open for the rest of the process
+    harnessSetup = reinterpret_cast<void (*)()>(dlsym(handle, "harnessSetup"));
     return "";
 }
 

@@ -22,7 +22,8 @@ namespace Student {
  * reads the registry, so that backends() lists the submission's rows; the library and
  * the tests never call it, and see the project's rows only. A submission that did not
  * build or load still gets its rows, offering nothing, and problem() says why. Never
- * calls CUDA.
+ * calls CUDA. The submission's extern "C" harnessSetup(), if it defines one, is called
+ * once per process before the first of its functions.
  */
 void load();
 

@@ -209,6 +209,30 @@ case "$check" in
         ;;
     esac
     ;;
+  hangs)
+    # tests/fixtures/hangs in the course run, each of its tests in a child process: a scan
+    # that never returns on the NPOT input is killed after 30 s, a segfault and an exit()
+    # fail their tests alone, the run goes on to the project's tests and its summary, and
+    # each crash notes the call its src/main.cpp makes before the tests.
+    run --size 2^12 --backends cpu,student-cpu
+    [ "$status" -eq 1 ] || fail "course run exit $status, expected 1"
+    count "$dir/out" "==== student cpu scan, power-of-two ====" 1
+    expect "$dir/out" "    FAIL: student-cpu scan did not return within 30 s; killed"
+    count "$dir/out" "    FAIL: student-cpu compactWithoutScan crashed: " 2
+    # A segfault: SIGSEGV, or under AddressSanitizer its report and exit status.
+    if grep -qE "compactWithoutScan crashed: SIGSEGV \(segmentation fault\)|AddressSanitizer: SEGV" "$dir/out"; then
+      echo "ok: segfault"
+    else
+      fail "no segfault named"
+    fi
+    count "$dir/out" "    FAIL: student-cpu compactWithScan crashed: the process exited with status 1 during the call" 2
+    count "$dir/out" "compactWithScan: setup was not run (n = 409" 2
+    count "$dir/out" "    note: your src/main.cpp calls StreamCompaction::CPU::prepareBuffers() before the tests; the harness does not run main.cpp" 5
+    count "$dir/out" "==== cpu sort, non-power-of-two ====" 1
+    # The project's CPU: 5 operations x 2; the submission's scan on the power of two.
+    if tail -n 1 "$dir/out" | grep -qx "11 passed, 5 failed, 0 skipped"; then echo "ok: summary"; else
+      fail "last line: $(tail -n 1 "$dir/out")"; fi
+    ;;
   *)
     echo "unknown check $check"
     exit 2

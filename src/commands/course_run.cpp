@@ -1,6 +1,15 @@
 #include "commands/course_run.h"
 
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <map>
 #include <optional>
+#include <regex>
+#include <set>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -16,6 +25,7 @@
 #include "measure/device_info.h"
 #include "report/reporters.h"
 #include "measure/runner.h"
+#include "platform/child_process.h"
 #include "testing_helpers.hpp"
 
 namespace Harness {
@@ -26,6 +36,68 @@ namespace Common = StreamCompaction::Common;
 namespace Student = StreamCompaction::Student;
 
 namespace {
+
+// `source` with its comments and its string and character literals blanked out.
+std::string codeOnly(const std::string &source) {
+    std::string code = source;
+    char inside = 0;  // '/': a line comment, '*': a block comment, '"' or '\'': a literal
+    for (std::size_t i = 0; i < code.size(); ++i) {
+        const char c = code[i];
+        const char next = i + 1 < code.size() ? code[i + 1] : '\0';
+        if (inside == 0) {
+            if (c == '/' && (next == '/' || next == '*')) {
+                inside = next;
+                code[i] = code[i + 1] = ' ';
+                ++i;
+            } else if (c == '"' || c == '\'') {
+                inside = c;
+                code[i] = ' ';
+            }
+        } else if (inside == '/') {
+            if (c == '\n') inside = 0;
+            else code[i] = ' ';
+        } else if (inside == '*' && c == '*' && next == '/') {
+            code[i] = code[i + 1] = ' ';
+            ++i;
+            inside = 0;
+        } else {
+            code[i] = ' ';
+            if (inside == '*') continue;
+            if (c == '\\' && next != '\0') code[++i] = ' ';
+            else if (c == inside) inside = 0;
+        }
+    }
+    return code;
+}
+
+// Whether a called name is the language's, C's, CUDA's, the standard library's or the
+// course's own main.cpp helpers and tested functions, not the submission's.
+bool courseOrLanguage(const std::string &qualified) {
+    static const std::set<std::string> names = {
+        "if", "for", "while", "switch", "return", "sizeof", "catch", "new", "delete", "decltype", "alignof",
+        "static_cast", "reinterpret_cast", "const_cast", "dynamic_cast", "main", "printf", "fprintf", "puts",
+        "putchar", "malloc", "calloc", "realloc", "free", "memset", "memcpy", "exit", "srand", "rand", "time",
+        "system", "assert", "printDesc", "genArray", "printArray", "printCmpResult", "printCmpLenResult",
+        "cmpArrays", "zeroArray", "onesArray", "printElapsedTime", "scan", "compact", "compactWithScan",
+        "compactWithoutScan", "timer", "getCpuElapsedTimeForPreviousOperation",
+        "getGpuElapsedTimeForPreviousOperation"};
+    const std::size_t colon = qualified.rfind("::");
+    const std::string name = colon == std::string::npos ? qualified : qualified.substr(colon + 2);
+    return names.count(name) > 0 || qualified.rfind("std::", 0) == 0 || name.rfind("cuda", 0) == 0;
+}
+
+// Whether the name at `at` follows a type ("std::vector<int> v(3)", "Timer t(...)"): a
+// variable made, not a function called.
+bool declares(const std::string &code, std::size_t at) {
+    std::size_t end = at;
+    while (end > 0 && std::isspace(static_cast<unsigned char>(code[end - 1]))) --end;
+    if (end == 0) return false;
+    if (code[end - 1] == '>') return true;
+    std::size_t begin = end;
+    while (begin > 0 && (std::isalnum(static_cast<unsigned char>(code[begin - 1])) || code[begin - 1] == '_')) --begin;
+    const std::string word = code.substr(begin, end - begin);
+    return !word.empty() && word != "return" && word != "else" && word != "do";
+}
 
 void printBanner(const std::string &title) {
     const std::string stars(title.size() + 6, '*');
@@ -41,11 +113,63 @@ std::string gpuDescription() {
                        gpu.driverVersion % 1000 / 10, gpu.runtimeVersion / 1000, gpu.runtimeVersion % 1000 / 10);
 }
 
+// What a test printed, and how it ended.
+struct Outcome {
+    Row::Status status = Row::Status::Failed;
+    bool crashed = false;  // an error, a signal, an exit() or a hang, not a wrong result
+};
+
+// A test run in a child process: its lines, its outcome, and how the child ended when it
+// did not answer ("student-cpu scan crashed: SIGSEGV (segmentation fault)").
+struct Isolated {
+    std::string printed;
+    Outcome outcome;
+    std::string crash;
+};
+
+// The most of a child's printing that is kept.
+constexpr std::size_t kMaxPrinted = 1 << 20;
+
+// A submission's test in a child process is killed after this long, or after ten times
+// --max-time where that is longer.
+constexpr int kIsolatedLimitSeconds = 30;
+
+// The note for a crash when the submission's src/main.cpp calls its own functions before
+// the tests; "" when it calls none, or has no main.cpp.
+std::string mainNote() {
+    if (Student::directory().empty()) return "";
+    std::ifstream file(Student::directory() + "/src/main.cpp");
+    if (!file) return "";
+    std::ostringstream text;
+    text << file.rdbuf();
+    std::string calls;
+    for (const std::string &call : callsBeforeTests(text.str())) calls += (calls.empty() ? "" : ", ") + call + "()";
+    if (calls.empty()) return "";
+    return fmt::format("your src/main.cpp calls {} before the tests; the harness does not run main.cpp "
+                       "(a function harnessSetup() of yours it does run: docs/student-implementation.md)",
+                       calls);
+}
+
 class CourseRun {
 public:
-    explicit CourseRun(const Options &options) : options_(options), settings_(runSettings(options)) {}
+    explicit CourseRun(const Options &options) : options_(options), settings_(runSettings(options)) {
+        const bool anyStudent = std::any_of(options.backends.begin(), options.backends.end(), [](const std::string &name) {
+            const Backend *backend = StreamCompaction::findBackend(name);
+            return backend && StreamCompaction::timedByImplementation(*backend);
+        });
+        isolates_ = anyStudent && Student::problem().empty() && canStartProcesses();
+        limitSeconds_ = std::max(kIsolatedLimitSeconds, static_cast<int>(std::ceil(options.maxTimeMs / 100)));
+        if (isolates_) mainNote_ = mainNote();
+    }
 
     const Tally &tally() const { return tally_; }
+
+    // Whether a submission's tests run in child processes, in a pass of their own.
+    bool isolates() const { return isolates_; }
+
+    // The pass that runs a submission's tests in child processes and prints nothing, on
+    // or off.
+    void setIsolating(bool on) { isolating_ = on; }
 
     // One section: every chosen back end offering `op`, on the power-of-two input and
     // on its first NPOT elements. The CPU's outputs are printed, as in the course. A
@@ -58,14 +182,17 @@ public:
             if (backend && (offers(*backend, op) || !courseFunctionsOf(*backend, op).empty())) chosen.push_back(backend);
         }
         if (chosen.empty()) return;
-        printBanner(title);
-        fmt::print("    {}\n", TestingHelpers::formatArray(static_cast<long long>(input.size()), input.data(), true));
+        if (!isolating_) {
+            printBanner(title);
+            fmt::print("    {}\n", TestingHelpers::formatArray(static_cast<long long>(input.size()), input.data(), true));
+        }
         const std::vector<int> npotInput(input.begin(), input.end() - 3);
         const Expected potExpected = expected(op, input, settings_.keep);
         const Expected npotExpected = expected(op, npotInput, settings_.keep);
-        const auto both = [&](const std::string &label, const Backend &backend) {
-            test(label + ", power-of-two", backend, op, input, potExpected);
-            test(label + ", non-power-of-two", backend, op, npotInput, npotExpected);
+        const auto both = [&](const std::string &label, const Backend &backend,
+                              const Student::CourseFunction *function = nullptr) {
+            test(label + ", power-of-two", backend, op, input, potExpected, function);
+            test(label + ", non-power-of-two", backend, op, npotInput, npotExpected, function);
         };
         for (const Backend *backend : chosen) {
             const std::string label = backend->onGpu || op != Op::Compact
@@ -76,8 +203,8 @@ public:
                     const bool withScan = function->row == &Student::cpuCompactWithScan();
                     const std::string name = withScan ? fmt::format("{} compact with scan", backend->title) : label;
                     if (function->offered) {
-                        both(name, *function->row);
-                    } else {
+                        both(name, *function->row, function);
+                    } else if (!isolating_) {
                         tally_.count(Row::Status::Failed);
                         fmt::print("==== {} ====\n", name);
                         if (Student::problem().empty()) {
@@ -90,6 +217,7 @@ public:
                 }
                 continue;
             }
+            if (isolating_) continue;
             both(label, *backend);
             if (!backend->onGpu && op == Op::Compact) {
                 const Backend withScan{.name = "cpu", .title = "cpu", .onGpu = false,
@@ -117,13 +245,35 @@ private:
         return found;
     }
 
+    // One test: its header line, then its lines, from this process or from the child
+    // that ran it (a submission's function, while isolating_; the tests print nothing).
     void test(const std::string &description, const Backend &backend, Op op, const std::vector<int> &input,
-              const Expected &want) {
+              const Expected &want, const Student::CourseFunction *function = nullptr) {
+        const bool isolate = function != nullptr && isolates_;
+        if (isolating_) {
+            if (isolate) isolated_[description] = runIsolated(backend, op, input, want, *function);
+            return;
+        }
         fmt::print("==== {} ====\n", description);
+        const auto found = isolated_.find(description);
+        if (!isolate || found == isolated_.end()) {
+            tally_.count(runHere(backend, op, input, want).status);
+            return;
+        }
+        const Isolated &result = found->second;
+        fmt::print("{}", result.printed);
+        if (!result.printed.empty() && result.printed.back() != '\n') fmt::print("\n");
+        if (!result.crash.empty()) fmt::print("    FAIL: {}\n", result.crash);
+        if (result.outcome.crashed && !mainNote_.empty()) fmt::print("    note: {}\n", mainNote_);
+        tally_.count(result.outcome.status);
+    }
+
+    // Runs one test in this process and prints its lines; a submission's error (a CUDA
+    // error, an exception it threw) reads "crashed", the project's propagate.
+    Outcome runHere(const Backend &backend, Op op, const std::vector<int> &input, const Expected &want) {
         if (backend.onGpu && !Common::deviceAvailable()) {
             fmt::print("    skipped: no CUDA device\n");
-            tally_.count(Row::Status::Skipped);
-            return;
+            return {Row::Status::Skipped};
         }
         const bool ownTimer = StreamCompaction::timedByImplementation(backend);
         std::optional<Run> ran;
@@ -131,15 +281,11 @@ private:
             ran = run(backend, op, input, settings_);
         } catch (const StreamCompaction::Unsupported &e) {
             fmt::print("    skipped: {}\n", e.what());
-            tally_.count(Row::Status::Skipped);
-            return;
+            return {Row::Status::Skipped};
         } catch (const std::runtime_error &e) {
-            // A submission's error (a CUDA error, an exception it threw) fails its test
-            // and the sequence goes on; the project's own end the run.
             if (!ownTimer) throw;
-            tally_.count(Row::Status::Failed);
             fmt::print("    crashed: {}\n", e.what());
-            return;
+            return {Row::Status::Failed, true};
         }
         const Run &result = *ran;
         fmt::print("   elapsed time: {:g}ms    ({} Measured{})\n", result.timing.medianMs,
@@ -152,20 +298,97 @@ private:
         const Verdict verdict = verify(op, result, want);
         if (verdict.passed()) {
             fmt::print("    passed\n");
-            tally_.count(Row::Status::Passed);
-            return;
+            return {Row::Status::Passed};
         }
-        tally_.count(Row::Status::Failed);
+        printFailure(verdict);
+        return {Row::Status::Failed};
+    }
+
+    // A failed result's lines: what differed, and FAIL COUNT or FAIL VALUE.
+    static void printFailure(const Verdict &verdict) {
         fmt::print("    {}\n    {}\n", verdict.detail,
                    verdict.kind == Verdict::Kind::FailCount ? "FAIL COUNT" : "FAIL VALUE");
+    }
+
+    // Runs one test of a submission's function in a child process (child_process.h), so
+    // that a signal, an exit() or a hang ends the child alone: the child prints the
+    // test's lines into a pipe and sends its outcome; one that never answers reads as
+    // a crash naming `function` and how the child ended.
+    Isolated runIsolated(const Backend &backend, Op op, const std::vector<int> &input, const Expected &want,
+                         const Student::CourseFunction &function) {
+        Isolated result;
+        bool answered = false;
+        ChildSettings settings;
+        settings.runLimitMs = limitSeconds_ * 1000;
+        settings.stdoutTo = ChildSettings::Output::Capture;
+        settings.stderrTo = ChildSettings::Output::Capture;
+        settings.onOutput = [&result](std::string_view chunk) {
+            if (result.printed.size() < kMaxPrinted) result.printed.append(chunk);
+        };
+        settings.onMessage = [&](const std::string &line) {
+            int status = 0;
+            int crashed = 0;
+            if (std::sscanf(line.c_str(), "%d %d", &status, &crashed) != 2) return;
+            result.outcome = {static_cast<Row::Status>(status), crashed != 0};
+            answered = true;
+        };
+        const ChildExit exit = runChild(
+            [&](int messages) {
+                std::setvbuf(stdout, nullptr, _IOLBF, 0);  // the lines before a crash still come
+                Outcome outcome{Row::Status::Failed, true};
+                try {
+                    outcome = runHere(backend, op, input, want);
+                } catch (const std::exception &e) {
+                    fmt::print("    crashed: {}\n", e.what());
+                }
+                std::fflush(stdout);
+                sendLine(messages, fmt::format("{} {}", static_cast<int>(outcome.status), outcome.crashed ? 1 : 0));
+            },
+            settings);
+        if (answered) return result;
+        const std::string name = std::string("student-") + function.label;
+        result.outcome = {Row::Status::Failed, true};
+        result.crash = exit.timedOut ? fmt::format("{} did not return within {} s; killed", name, limitSeconds_)
+                       : exit.signal ? fmt::format("{} crashed: {}", name, signalText(exit.signal))
+                                     : fmt::format("{} crashed: the process exited with status {} during the call",
+                                                   name, exit.status);
+        return result;
     }
 
     const Options &options_;
     RunSettings settings_;
     Tally tally_;
+    bool isolates_ = false;   // a submission's tests run in child processes
+    bool isolating_ = false;  // this pass runs them, and prints nothing
+    int limitSeconds_ = 0;    // a child still running after this long is killed
+    std::map<std::string, Isolated> isolated_;  // by the test's header
+    std::string mainNote_;  // what the submission's main.cpp does that the harness does not
 };
 
 }  // namespace
+
+std::vector<std::string> callsBeforeTests(const std::string &mainSource) {
+    const std::string code = codeOnly(mainSource);
+    std::smatch found;
+    const std::regex mainStart(R"(\bmain\s*\()");
+    const std::size_t from = std::regex_search(code, found, mainStart) ? static_cast<std::size_t>(found.position()) : 0;
+    const std::size_t to = code.find("printDesc(", from);
+    if (to == std::string::npos) return {};
+    const std::string region = code.substr(from, to - from);
+    const std::regex call(R"(((?:[A-Za-z_]\w*\s*::\s*)*[A-Za-z_]\w*)\s*\()");
+    std::vector<std::string> calls;
+    for (std::sregex_iterator it(region.begin(), region.end(), call), end; it != end; ++it) {
+        std::string name = (*it)[1].str();
+        name.erase(std::remove_if(name.begin(), name.end(), [](char c) { return std::isspace(static_cast<unsigned char>(c)); }),
+                   name.end());
+        if (courseOrLanguage(name) || declares(region, static_cast<std::size_t>(it->position())) ||
+            std::find(calls.begin(), calls.end(), name) != calls.end()) {
+            continue;
+        }
+        calls.push_back(name);
+    }
+    return calls;
+}
 
 std::string courseHeader(const Options &options) {
     return fmt::format(
@@ -174,16 +397,11 @@ std::string courseHeader(const Options &options) {
         options.blockSize, samplingText(options));
 }
 
-int runCourseSequence(const Options &options) {
-    Common::setBlockSize(options.blockSize);
-    TestingHelpers::setSeed(options.seed);
-    fmt::print("{}\n", courseHeader(options));
-    if (Student::loaded()) {
-        fmt::print("student-* back ends: the course submission in {}, timed by the implementation{}\n",
-                   Student::directory(), Student::problem().empty() ? "" : " (not built: see above)");
-    }
+namespace {
 
-    CourseRun course(options);
+// Every section of the course, on the inputs the seed makes.
+void runSections(CourseRun &course, const Options &options) {
+    TestingHelpers::setSeed(options.seed);
     std::vector<int> input;
     std::vector<int> (*madeBy)(long long) = nullptr;  // the generator of `input`
     for (Op op : kAllOps) {
@@ -193,6 +411,26 @@ int runCourseSequence(const Options &options) {
         madeBy = operation.randomInput;
         course.section(operation.courseSection, op, input);
     }
+}
+
+}  // namespace
+
+int runCourseSequence(const Options &options) {
+    Common::setBlockSize(options.blockSize);
+    CourseRun course(options);
+    if (course.isolates()) {
+        // Before this process's first CUDA call, so that each child makes its own context.
+        course.setIsolating(true);
+        runSections(course, options);
+        course.setIsolating(false);
+    }
+    fmt::print("{}\n", courseHeader(options));
+    if (Student::loaded()) {
+        fmt::print("student-* back ends: the course submission in {}, timed by the implementation{}\n",
+                   Student::directory(), Student::problem().empty() ? "" : " (not built: see above)");
+    }
+
+    runSections(course, options);
     fmt::print("\n{}\n", course.tally().courseSummary());
     std::fflush(stdout);
     return course.tally().exitStatus();

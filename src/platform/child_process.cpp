@@ -1,9 +1,11 @@
 #include "platform/child_process.h"
 
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <stdexcept>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -113,7 +115,9 @@ public:
                 continue;
             }
             silentMs_ = heard ? 0 : silentMs_ + kPollMs;
-            if (settings_.silenceLimitMs > 0 && silentMs_ >= settings_.silenceLimitMs && !result_.timedOut) {
+            const bool overRun = settings_.runLimitMs > 0 && elapsedMs() >= settings_.runLimitMs;
+            const bool silent = settings_.silenceLimitMs > 0 && silentMs_ >= settings_.silenceLimitMs;
+            if ((silent || overRun) && !result_.timedOut) {
                 kill(pid_, SIGKILL);
                 result_.timedOut = true;
             }
@@ -150,6 +154,11 @@ private:
         return true;
     }
 
+    long long elapsedMs() const {
+        return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started_)
+            .count();
+    }
+
     void passStopOn() {
         if (!settings_.stop || *settings_.stop == 0) return;
         if (sinceStopMs_ < 0) kill(pid_, *settings_.stop);
@@ -177,6 +186,7 @@ private:
     bool ended_ = false;
     int silentMs_ = 0;
     int sinceStopMs_ = -1;
+    std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
 };
 
 // Forks; in the child runs `inChild`, which does not return; in the parent returns the
@@ -247,6 +257,21 @@ ChildExit runProgram(const std::string &program, const std::vector<std::string> 
     return Watch(pid, settings, pipes).wait();
 }
 
+std::string signalText(int signal) {
+    static const std::pair<int, const char *> names[] = {
+        {SIGSEGV, "SIGSEGV"}, {SIGBUS, "SIGBUS"}, {SIGFPE, "SIGFPE"},   {SIGILL, "SIGILL"},  {SIGABRT, "SIGABRT"},
+        {SIGKILL, "SIGKILL"}, {SIGTERM, "SIGTERM"}, {SIGINT, "SIGINT"}, {SIGPIPE, "SIGPIPE"}, {SIGTRAP, "SIGTRAP"}};
+    std::string name = fmt::format("signal {}", signal);
+    for (const auto &[number, text] : names) {
+        if (number == signal) name = text;
+    }
+    std::string what = strsignal(signal);
+    if (!what.empty() && what[0] >= 'A' && what[0] <= 'Z' && (what.size() < 2 || what[1] < 'A' || what[1] > 'Z')) {
+        what[0] = static_cast<char>(what[0] - 'A' + 'a');
+    }
+    return fmt::format("{} ({})", name, what);
+}
+
 std::string thisProgram(const std::string &argv0) {
 #ifdef __linux__
     if (access("/proc/self/exe", X_OK) == 0) return "/proc/self/exe";
@@ -278,6 +303,8 @@ ChildExit runProgram(const std::string &program, const std::vector<std::string> 
 }
 
 std::string thisProgram(const std::string &argv0) { return argv0; }
+
+std::string signalText(int signal) { return fmt::format("signal {}", signal); }
 
 void sendLine(int, const std::string &) {}
 

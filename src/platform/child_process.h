@@ -27,6 +27,8 @@ struct ChildSettings {
     const volatile std::sig_atomic_t *stop = nullptr;
     // The child is killed (SIGKILL) when it has written nothing for this long; 0: never.
     int silenceLimitMs = 0;
+    // The child is killed (SIGKILL) when it has run this long in all, written or not; 0: never.
+    int runLimitMs = 0;
     // Where the child's stdout and stderr go: this process's (Inherit), to `onOutput`
     // (Capture; both into one pipe, in the order written) or nowhere (Discard).
     enum class Output { Inherit, Capture, Discard };
@@ -45,7 +47,7 @@ struct ChildSettings {
 struct ChildExit {
     int status = 0;         // its exit status, or 128 + the signal that ended it
     int signal = 0;         // the signal that ended it, or 0 when it exited
-    bool timedOut = false;  // killed for its silence (ChildSettings::silenceLimitMs)
+    bool timedOut = false;  // killed for its silence or its run time (ChildSettings' limits)
 };
 
 /**
@@ -73,6 +75,12 @@ ChildExit runProgram(const std::string &program, const std::vector<std::string> 
  * it was since replaced), else `argv0`.
  */
 std::string thisProgram(const std::string &argv0);
+
+/**
+ * A signal that ended a child, for a person: "SIGSEGV (segmentation fault)", or
+ * "signal 42 (...)" for one without a common name.
+ */
+std::string signalText(int signal);
 
 /** Writes `line` and a line break to `fd` (a ChildBody's message pipe), whole. */
 void sendLine(int fd, const std::string &line);

@@ -61,6 +61,9 @@ void prepareChild(const ChildSettings &settings, Pipes &pipes) {
 #ifdef __linux__
     if (settings.endWithParent) prctl(PR_SET_PDEATHSIG, SIGTERM);
 #endif
+    // A fault ends the child by its signal, which the parent reports, and not through a
+    // handler inherited from the parent (a sanitizer's turns it into an exit status).
+    for (const int fault : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) signal(fault, SIG_DFL);
     closeFd(pipes.messages.read);
     closeFd(pipes.output.read);
     closeFd(pipes.execError.read);

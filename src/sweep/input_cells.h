@@ -95,7 +95,7 @@ private:
     std::string roundLabel() const;
 
     const SweepShared &shared_;
-    const InputCase &input_;
+    InputCase input_;  // a copy: callers pass a temporary
     long long firstCell_;
     std::vector<SweepCell> cells_;
     bool together_ = false;

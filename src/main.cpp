@@ -1,11 +1,10 @@
 // cis565_stream_compaction: the course's test sequence by default, a sweep or the grade of
-// a course submission on request; `compare BASE NEW` compares two sweep reports.
+// a course submission on request; a subcommand (commands/subcommands.h) as its first word.
 
 #include <algorithm>
 #include <cstdio>
 #include <exception>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include <fmt/format.h>
@@ -13,14 +12,14 @@
 #include <stream_compaction/student.h>
 
 #include "cli/cli.h"
-#include "commands/compare.h"
 #include "commands/course_run.h"
 #include "commands/grade.h"
+#include "commands/subcommands.h"
 #include "sweep/sweep.h"
 
 int main(int argc, char **argv) {
-    if (argc > 1 && std::string_view(argv[1]) == "compare") {
-        return Harness::runCompare(std::vector<std::string>(argv + 2, argv + argc), stdout, stderr);
+    if (const Harness::Subcommand *sub = argc > 1 ? Harness::findSubcommand(argv[1]) : nullptr) {
+        return sub->run(std::vector<std::string>(argv + 2, argv + argc), stdout, stderr);
     }
     // A course submission's rows join the registry before anything reads it.
     StreamCompaction::Student::load();

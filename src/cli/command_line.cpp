@@ -11,6 +11,7 @@
 #include <stream_compaction/student.h>
 
 #include "cli/parsers.h"
+#include "commands/subcommands.h"
 #include "sweep/processes.h"
 
 namespace Harness {
@@ -382,6 +383,15 @@ std::string unknownFlag(const CLI::App &app, int argc, const char *const *argv) 
     return "";
 }
 
+// The subcommands' part of --help: a usage line and an indented summary each.
+std::string subcommandsText() {
+    std::string text = "Subcommands (NAME --help says more):";
+    for (const Subcommand &sub : subcommands()) {
+        text += fmt::format("\n  cis565_stream_compaction {}\n      {}", sub.usage, sub.summary);
+    }
+    return text;
+}
+
 // The program's description, version and exit statuses in --help.
 void describe(CLI::App &app) {
     app.description("CIS 565 Project 2: scan and stream compaction on the CPU and the GPU.\n"
@@ -395,11 +405,8 @@ void describe(CLI::App &app) {
                     "      --backends naive,efficient,textbook,shared --ops scan,compact --format markdown\n"
                     "  cis565_stream_compaction --sizes 2^10:2^28 --ops scan,compact --output sizes.csv\n"
                     "  cis565_stream_compaction --size 2^24 --block-size 256   # the test sequence at 2^24\n"
-                    "\n"
-                    "Subcommand:\n"
-                    "  cis565_stream_compaction compare BASE NEW [--format FORMAT] [--fail-above 5%]\n"
-                    "      two sweep reports (.json, or .csv) row by row: new / base with its 95% interval and a\n"
-                    "      verdict; --fail-above exits 1 on a slow-down past it beyond the noise (compare --help)");
+                    "\n" +
+                    subcommandsText());
     app.set_version_flag("--version", "cis565_stream_compaction " SC_VERSION);
     app.footer("Exit status: 0 every test or cell verified (some may be skipped), 1 one failed, 2 a bad command\n"
                "line or output (nothing run), 3 nothing could run (every one skipped), 130 or 143 stopped by\n"

@@ -1,0 +1,239 @@
+#include "measure/tracer.h"
+
+#include <cxxabi.h>
+
+#include <cstdlib>
+#include <memory>
+#include <mutex>
+#include <utility>
+#include <vector>
+
+#include <cupti.h>
+#include <fmt/format.h>
+
+#include <stream_compaction/errors.h>
+
+namespace Harness {
+
+namespace Common = StreamCompaction::Common;
+
+namespace {
+
+constexpr std::size_t kBufferBytes = std::size_t{8} << 20;
+constexpr std::size_t kBufferAlignment = 8;  // CUPTI's records are 8-byte aligned
+
+// What is traced: the GPU work, and the runtime and driver calls that launched it (the
+// driver's only to match GPU work to the call; runtime calls are the ones reported).
+constexpr CUpti_ActivityKind kKinds[] = {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
+                                         CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_RUNTIME,
+                                         CUPTI_ACTIVITY_KIND_DRIVER};
+
+// The records CUPTI has handed back; its completion callback may run on a thread of its own.
+struct Collected {
+    std::mutex mutex;
+    std::vector<TracedRecord> records;
+    long long dropped = 0;
+};
+
+Collected &collected() {
+    static Collected records;
+    return records;
+}
+
+bool tracerActive = false;  // one CallTracer at a time
+
+std::string demangled(const char *name) {
+    if (name == nullptr) return "(unnamed kernel)";
+    int status = 0;
+    const std::unique_ptr<char, void (*)(void *)> text(abi::__cxa_demangle(name, nullptr, nullptr, &status), std::free);
+    return status == 0 && text ? std::string(text.get()) : std::string(name);
+}
+
+const char *copyDirection(std::uint8_t kind) {
+    switch (kind) {
+        case CUPTI_ACTIVITY_MEMCPY_KIND_HTOD: return "memcpy host to device";
+        case CUPTI_ACTIVITY_MEMCPY_KIND_DTOH: return "memcpy device to host";
+        case CUPTI_ACTIVITY_MEMCPY_KIND_DTOD: return "memcpy device to device";
+        case CUPTI_ACTIVITY_MEMCPY_KIND_HTOH: return "memcpy host to host";
+        case CUPTI_ACTIVITY_MEMCPY_KIND_PTOP: return "memcpy peer to peer";
+        default: return "memcpy (array)";
+    }
+}
+
+bool touchesHost(std::uint8_t kind) {
+    return kind == CUPTI_ACTIVITY_MEMCPY_KIND_HTOD || kind == CUPTI_ACTIVITY_MEMCPY_KIND_DTOH ||
+           kind == CUPTI_ACTIVITY_MEMCPY_KIND_HTOA || kind == CUPTI_ACTIVITY_MEMCPY_KIND_ATOH ||
+           kind == CUPTI_ACTIVITY_MEMCPY_KIND_HTOH;
+}
+
+// An event with its kind, name, times and stream.
+TracedRecord timed(TraceEvent::Kind kind, std::string name, std::uint64_t start, std::uint64_t end,
+                   std::uint32_t stream, std::uint32_t correlation) {
+    TracedRecord record;
+    record.event.kind = kind;
+    record.event.name = std::move(name);
+    record.event.startNs = static_cast<long long>(start);
+    record.event.endNs = static_cast<long long>(end);
+    record.event.stream = stream;
+    record.correlation = correlation;
+    return record;
+}
+
+// One of CUPTI's records as the trace holds it; false for a kind not traced.
+bool convert(const CUpti_Activity &activity, TracedRecord &out) {
+    switch (activity.kind) {
+        case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
+        case CUPTI_ACTIVITY_KIND_KERNEL: {
+            const auto &k = reinterpret_cast<const CUpti_ActivityKernel10 &>(activity);
+            out = timed(TraceEvent::Kind::Kernel, demangled(k.name), k.start, k.end, k.streamId, k.correlationId);
+            out.event.grid = {k.gridX, k.gridY, k.gridZ};
+            out.event.block = {k.blockX, k.blockY, k.blockZ};
+            out.event.registers = k.registersPerThread;
+            out.event.sharedBytes = static_cast<long long>(k.staticSharedMemory) + k.dynamicSharedMemory;
+            return true;
+        }
+        case CUPTI_ACTIVITY_KIND_MEMCPY: {
+            const auto &m = reinterpret_cast<const CUpti_ActivityMemcpy6 &>(activity);
+            out = timed(TraceEvent::Kind::Memcpy, copyDirection(m.copyKind), m.start, m.end, m.streamId,
+                        m.correlationId);
+            out.event.bytes = static_cast<long long>(m.bytes);
+            out.event.hostSide = touchesHost(m.copyKind);
+            return true;
+        }
+        case CUPTI_ACTIVITY_KIND_MEMSET: {
+            const auto &m = reinterpret_cast<const CUpti_ActivityMemset4 &>(activity);
+            out = timed(TraceEvent::Kind::Memset, "memset", m.start, m.end, m.streamId, m.correlationId);
+            out.event.bytes = static_cast<long long>(m.bytes);
+            return true;
+        }
+        case CUPTI_ACTIVITY_KIND_RUNTIME:
+        case CUPTI_ACTIVITY_KIND_DRIVER: {
+            const auto &a = reinterpret_cast<const CUpti_ActivityAPI &>(activity);
+            const bool runtime = activity.kind == CUPTI_ACTIVITY_KIND_RUNTIME;
+            const char *name = nullptr;
+            cuptiGetCallbackName(runtime ? CUPTI_CB_DOMAIN_RUNTIME_API : CUPTI_CB_DOMAIN_DRIVER_API, a.cbid, &name);
+            const std::string call = callName(name ? name : "?");
+            out = timed(TraceEvent::Kind::Call, call, a.start, a.end, 0, a.correlationId);
+            out.event.call = runtime ? callKind(call) : CallKind::Other;  // driver calls: matching only
+            return true;
+        }
+        default: return false;
+    }
+}
+
+void CUPTIAPI bufferRequested(std::uint8_t **buffer, std::size_t *size, std::size_t *maxRecords) {
+    *buffer = static_cast<std::uint8_t *>(std::aligned_alloc(kBufferAlignment, kBufferBytes));
+    *size = *buffer ? kBufferBytes : 0;
+    *maxRecords = 0;  // as many as fit
+}
+
+void CUPTIAPI bufferCompleted(CUcontext context, std::uint32_t stream, std::uint8_t *buffer, std::size_t,
+                              std::size_t validSize) {
+    std::vector<TracedRecord> records;
+    CUpti_Activity *activity = nullptr;
+    while (cuptiActivityGetNextRecord(buffer, validSize, &activity) == CUPTI_SUCCESS) {
+        TracedRecord record;
+        if (convert(*activity, record)) records.push_back(std::move(record));
+    }
+    std::size_t dropped = 0;
+    if (cuptiActivityGetNumDroppedRecords(context, stream, &dropped) != CUPTI_SUCCESS) dropped = 0;
+    std::free(buffer);
+    Collected &all = collected();
+    const std::lock_guard<std::mutex> lock(all.mutex);
+    all.records.insert(all.records.end(), std::make_move_iterator(records.begin()),
+                       std::make_move_iterator(records.end()));
+    all.dropped += static_cast<long long>(dropped);
+}
+
+// Why CUPTI refused, in words a user can act on.
+std::string refusal(CUptiResult result, const char *step) {
+    if (result == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
+        return "another profiler holds CUPTI (Nsight Systems, Nsight Compute or compute-sanitizer)";
+    }
+    const char *text = nullptr;
+    if (cuptiGetResultString(result, &text) != CUPTI_SUCCESS || text == nullptr) text = "unknown CUPTI error";
+    if (result == CUPTI_ERROR_INSUFFICIENT_PRIVILEGES) return fmt::format("CUPTI is not permitted here ({})", text);
+    return fmt::format("CUPTI cannot trace here: {} failed: {}", step, text);
+}
+
+// Why no call can be traced before CUPTI is asked, or "".
+std::string deviceProblem() {
+    if (!Common::deviceAvailable()) return "no CUDA device";
+    if (!Common::deviceLost().empty()) return Common::deviceLost();
+    return tracerActive ? "another call is being traced" : "";
+}
+
+}  // namespace
+
+CallTracer::CallTracer() : unavailable_(deviceProblem()) {
+    if (!unavailable_.empty()) return;
+    {
+        Collected &all = collected();
+        const std::lock_guard<std::mutex> lock(all.mutex);
+        all.records.clear();
+        all.dropped = 0;
+    }
+    const CUptiResult registered = cuptiActivityRegisterCallbacks(bufferRequested, bufferCompleted);
+    if (registered != CUPTI_SUCCESS) {
+        unavailable_ = refusal(registered, "cuptiActivityRegisterCallbacks");
+        return;
+    }
+    tracerActive = attached_ = true;
+    for (CUpti_ActivityKind kind : kKinds) {
+        const CUptiResult enabled = cuptiActivityEnable(kind);
+        if (enabled != CUPTI_SUCCESS) {
+            unavailable_ = refusal(enabled, "cuptiActivityEnable");
+            detach();
+            return;
+        }
+    }
+}
+
+CallTracer::~CallTracer() { detach(); }
+
+void CallTracer::begin() {
+    if (attached_ && cuptiGetTimestamp(&beginNs_) != CUPTI_SUCCESS) unavailable_ = "CUPTI gave no timestamp";
+}
+
+void CallTracer::end() {
+    if (attached_ && cuptiGetTimestamp(&endNs_) != CUPTI_SUCCESS) unavailable_ = "CUPTI gave no timestamp";
+}
+
+Trace CallTracer::collect() {
+    Trace trace;
+    if (attached_) {
+        const CUptiResult flushed = cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+        if (flushed != CUPTI_SUCCESS && unavailable_.empty()) unavailable_ = refusal(flushed, "cuptiActivityFlushAll");
+    }
+    std::vector<TracedRecord> records;
+    long long dropped = 0;
+    {
+        Collected &all = collected();
+        const std::lock_guard<std::mutex> lock(all.mutex);
+        records.swap(all.records);
+        dropped = all.dropped;
+    }
+    detach();
+    if (!unavailable_.empty()) {
+        trace.unavailable = unavailable_;
+        return trace;
+    }
+    trace = traceOfCall(records, beginNs_, endNs_);
+    trace.dropped = dropped;
+    return trace;
+}
+
+// Stops every kind, hands back CUPTI's buffers and detaches CUPTI from the process, so
+// that the calls timed after this one run as they did before it.
+void CallTracer::detach() {
+    if (!attached_) return;
+    for (CUpti_ActivityKind kind : kKinds) cuptiActivityDisable(kind);
+    cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    cuptiFinalize();
+    attached_ = tracerActive = false;
+    Collected &all = collected();
+    const std::lock_guard<std::mutex> lock(all.mutex);
+    all.records.clear();
+}
+
+}  // namespace Harness

@@ -257,7 +257,7 @@ TEST(ExplainVerdict, HostOnlyAndUnavailable) {
     EXPECT_FALSE(cpu.traced());
     EXPECT_EQ(cpu.verdict, "host only: a CPU back end launches no GPU work (not traced)");
     Trace none;
-    none.unavailable = "another profiler holds CUPTI (Nsight Systems, Nsight Compute or compute-sanitizer)";
+    none.unavailable = "another tool holds CUPTI (Nsight Systems, Nsight Compute, cuda-gdb or compute-sanitizer)";
     const Explanation e = Harness::explain(none, {});
     EXPECT_EQ(e.bound, Bound::Unavailable);
     EXPECT_FALSE(e.traced());

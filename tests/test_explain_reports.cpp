@@ -50,7 +50,7 @@ Row explainedRow(const std::string &backend, std::optional<Explanation> explanat
 
 std::vector<Row> rows() {
     Trace none;
-    none.unavailable = "another profiler holds CUPTI (Nsight Systems, Nsight Compute or compute-sanitizer)";
+    none.unavailable = "another tool holds CUPTI (Nsight Systems, Nsight Compute, cuda-gdb or compute-sanitizer)";
     return {explainedRow("naive", naiveExplanation()), explainedRow("cub", Harness::explain(none, {})),
             explainedRow("efficient", std::nullopt)};
 }
@@ -83,8 +83,8 @@ TEST(ExplainReports, RowFields) {
     // Unavailable: no figures, the reason in its place.
     EXPECT_EQ(field(all[1], "kernels"), "");
     EXPECT_EQ(field(all[1], "traced_ms"), "");
-    EXPECT_EQ(field(all[1], "explain"), "unavailable: " + std::string("another profiler holds CUPTI (Nsight Systems, "
-                                                                      "Nsight Compute or compute-sanitizer)"));
+    EXPECT_EQ(field(all[1], "explain"), "unavailable: another tool holds CUPTI (Nsight Systems, Nsight Compute, "
+                                        "cuda-gdb or compute-sanitizer)");
     // Without --explain: every column empty.
     for (const char *key : {"kernels", "kernel_ms", "between_ms", "traced_ms", "explain"}) {
         EXPECT_EQ(field(all[2], key), "") << key;
@@ -112,7 +112,7 @@ TEST(ExplainReports, TextTable) {
               std::string::npos)
         << text;
     EXPECT_NE(text.find("  2^20    128  cub             —           —        —       —  unavailable: another "
-                        "profiler holds CUPTI",
+                        "tool holds CUPTI",
                         table),
               std::string::npos)
         << text;

@@ -148,12 +148,35 @@ void CUPTIAPI bufferCompleted(CUcontext context, std::uint32_t stream, std::uint
 // Why CUPTI refused, in words a user can act on.
 std::string refusal(CUptiResult result, const char *step) {
     if (result == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
-        return "another profiler holds CUPTI (Nsight Systems, Nsight Compute or compute-sanitizer)";
+        return "another tool holds CUPTI (Nsight Systems, Nsight Compute, cuda-gdb or compute-sanitizer)";
     }
     const char *text = nullptr;
     if (cuptiGetResultString(result, &text) != CUPTI_SUCCESS || text == nullptr) text = "unknown CUPTI error";
     if (result == CUPTI_ERROR_INSUFFICIENT_PRIVILEGES) return fmt::format("CUPTI is not permitted here ({})", text);
     return fmt::format("CUPTI cannot trace here: {} failed: {}", step, text);
+}
+
+// CUPTI's one subscriber, held while tracing: a profiler that holds it (Nsight Systems,
+// Nsight Compute, cuda-gdb) keeps this program's hands off CUPTI altogether.
+CUpti_SubscriberHandle subscriber = nullptr;
+
+void CUPTIAPI noCallbacks(void *, CUpti_CallbackDomain, CUpti_CallbackId, const void *) {}
+
+// Takes CUPTI's subscriber slot; returns why not, or "".
+std::string subscribe() {
+    char holder[CUPTI_OLD_SUBSCRIBER_NAME_MIN_LEN + 1] = "";
+    CUpti_SubscriberParams params{};
+    params.structSize = CUpti_SubscriberParams_STRUCT_SIZE;
+    params.subscriberName = "cis565_stream_compaction --explain";
+    params.oldSubscriberName = holder;
+    params.oldSubscriberSize = sizeof holder;
+    const CUptiResult result = cuptiSubscribe_v2(&subscriber, noCallbacks, nullptr, &params);
+    if (result == CUPTI_SUCCESS) return "";
+    subscriber = nullptr;
+    if (result == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED && holder[0] != '\0') {
+        return fmt::format("another tool holds CUPTI ({})", holder);
+    }
+    return refusal(result, "cuptiSubscribe");
 }
 
 // Why no call can be traced before CUPTI is asked, or "".
@@ -173,12 +196,15 @@ CallTracer::CallTracer() : unavailable_(deviceProblem()) {
         all.records.clear();
         all.dropped = 0;
     }
+    unavailable_ = subscribe();
+    if (!unavailable_.empty()) return;
+    tracerActive = attached_ = true;
     const CUptiResult registered = cuptiActivityRegisterCallbacks(bufferRequested, bufferCompleted);
     if (registered != CUPTI_SUCCESS) {
         unavailable_ = refusal(registered, "cuptiActivityRegisterCallbacks");
+        detach();
         return;
     }
-    tracerActive = attached_ = true;
     for (CUpti_ActivityKind kind : kKinds) {
         const CUptiResult enabled = cuptiActivityEnable(kind);
         if (enabled != CUPTI_SUCCESS) {
@@ -229,6 +255,8 @@ void CallTracer::detach() {
     if (!attached_) return;
     for (CUpti_ActivityKind kind : kKinds) cuptiActivityDisable(kind);
     cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    cuptiUnsubscribe(subscriber);
+    subscriber = nullptr;
     cuptiFinalize();
     attached_ = tracerActive = false;
     Collected &all = collected();

@@ -82,6 +82,10 @@ void checkChoices(const ExplainOptions &o) {
     for (const std::string &name : o.backends) {
         const StreamCompaction::Backend *backend = StreamCompaction::findBackend(name);
         if (!backend) throw BadInput("--backends: " + unknownNameMessage("back end", "back ends", name, allBackendNames()));
+        if (StreamCompaction::timedByImplementation(*backend) && !StreamCompaction::Student::problem().empty()) {
+            const std::string &problem = StreamCompaction::Student::problem();
+            throw BadInput(fmt::format("--backends: {}: {}", name, problem.substr(0, problem.find('\n'))));
+        }
         if (!(pastIntSizes(o.size) ? offers64(*backend, o.op) : offers(*backend, o.op))) {
             throw BadInput(fmt::format("--backends: {} offers no {} at n = {}", name, opName(o.op), formatSize(o.size)));
         }

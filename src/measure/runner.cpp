@@ -268,27 +268,23 @@ public:
         const CallRange range(rangeName_ + " (traced)");
         CallTracer tracer;
         if (!tracer.unavailable().empty()) return tracer.collect();
-        bool held = false;
-        if (onDevice_) {
-            DeviceTiming &timing = deviceTiming();
-            if (settings_.cold) Common::flushL2();
-            if (hold_) timing.hold.hold();
-            try {
-                tracer.begin();
-                call_(dOut_.get(), dIn_.get(), dKept_.get());
-                tracer.end();
-            } catch (...) {
-                if (hold_) timing.hold.release();
-                throw;
-            }
-            held = hold_ && timing.hold.release();
-        } else {
-            std::vector<Out> output(outputs_ + kGuardElements);
-            int kept = 0;
+        // CUPTI sets itself up on the first work it sees: a call first, left out of the
+        // trace, so that the traced one runs as the timed ones did.
+        std::vector<Out> scratch(onDevice_ ? 0 : outputs_ + kGuardElements);
+        extraCall(scratch);
+        SC_CUDA_CHECK(cudaDeviceSynchronize());
+        const bool hold = onDevice_ && hold_;
+        if (onDevice_ && settings_.cold) Common::flushL2();
+        if (hold) deviceTiming().hold.hold();
+        try {
             tracer.begin();
-            call_(output.data(), held_.data(), &kept);
+            extraCall(scratch);
             tracer.end();
+        } catch (...) {
+            if (hold) deviceTiming().hold.release();
+            throw;
         }
+        const bool held = hold && deviceTiming().hold.release();
         SC_CUDA_CHECK(cudaDeviceSynchronize());
         Trace traced = tracer.collect();
         traced.held = held;
@@ -358,6 +354,17 @@ private:
             ++droppedSamples_;
         }
         return returned;
+    }
+
+    // A call outside the timed ones, unchecked: on the device buffers, or on host arrays
+    // into `scratch` (a submission's, outputs_ + kGuardElements long).
+    void extraCall(std::vector<Out> &scratch) {
+        if (onDevice_) {
+            call_(dOut_.get(), dIn_.get(), dKept_.get());
+            return;
+        }
+        int kept = 0;
+        call_(scratch.data(), held_.data(), &kept);
     }
 
     // One call in its NVTX range, named "(untimed)" for a warm-up.

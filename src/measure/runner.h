@@ -120,8 +120,9 @@ public:
      * One more call after finish(), traced (tracer.h) and never timed or checked, made as
      * the timed calls were: on a GPU back end's device buffers after the L2 flush (when
      * cold), with the stream held (when the timed calls were); on host arrays for a
-     * submission, whose own timer's window the trace then explains. A CPU back end is not
-     * traced (Trace::hostOnly). Where CUPTI cannot trace, the trace says why.
+     * submission, whose own timer's window the trace then explains. An untraced call with
+     * CUPTI attached comes first, so that CUPTI's set-up is not in the traced one. A CPU
+     * back end is not traced (Trace::hostOnly). Where CUPTI cannot trace, the trace says why.
      */
     Trace trace();
 

@@ -8,7 +8,16 @@
 #include <utility>
 #include <vector>
 
+// CUPTI's headers put anonymous structs in unions, which -pedantic reports as an extension.
+#if defined(__clang__)
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Wnested-anon-types"
+#pragma clang diagnostic ignored "-Wgnu-anonymous-struct"
+#endif
 #include <cupti.h>
+#if defined(__clang__)
+#pragma clang diagnostic pop
+#endif
 #include <fmt/format.h>
 
 #include <stream_compaction/errors.h>

@@ -223,7 +223,7 @@ case "$check" in
     fi
     [ "$status" -eq 1 ] || fail "course run exit $status, expected 1 (no efficient compact)"
     count "$dir/out" "      traced: " 4
-    count "$dir/out" ", the implementation's timer, from its first cudaEventRecord to its last" 4
+    count "$dir/out" ", the implementation's timer, its first to its last cudaEventRecord" 4
     count "$dir/out" "      runtime calls: 3 cudaMalloc " 2
     count "$dir/out" "      runtime calls: 1 cudaMalloc " 2
     count "$dir/out" "    explain: most of the time in 3 cudaMalloc, 2 cudaMemcpy and 3 cudaFree inside the timer (" 2

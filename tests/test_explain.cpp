@@ -25,6 +25,7 @@ TraceEvent kernel(long long startNs, long long endNs, const std::string &name = 
     event.name = name;
     event.startNs = startNs;
     event.endNs = endNs;
+    event.launchNs = startNs;  // enqueued as it starts, unless a test says otherwise
     event.grid = {4096, 1, 1};
     event.block = {256, 1, 1};
     event.registers = 32;
@@ -126,6 +127,7 @@ TEST(TraceCalls, TheCallsPartOfTheRecords) {
     EXPECT_EQ(trace.events[0].startNs, 200);
     EXPECT_EQ(trace.events[1].name, "work");
     EXPECT_EQ(trace.events[1].startNs, 4100);
+    EXPECT_EQ(trace.events[1].launchNs, 100);  // its cudaLaunchKernel's start
     EXPECT_EQ(trace.events[1].endNs, 5100);
     EXPECT_EQ(trace.events[2].name, "driverWork");
 }
@@ -188,7 +190,7 @@ TEST(ExplainVerdict, AllocationsAndCopiesInsideTheTimer) {
                     call("cudaFree_v3020", 1200000, 1300000)};  // after the timer
     const Explanation e = Harness::explain(trace, {8.0 * (1 << 20), 4000});
     EXPECT_EQ(e.bound, Bound::InsideTimer);
-    EXPECT_EQ(e.span, "the implementation's timer, from its first cudaEventRecord to its last");
+    EXPECT_EQ(e.span, "the implementation's timer, its first to its last cudaEventRecord");
     EXPECT_DOUBLE_EQ(e.callMs, 1.002);
     EXPECT_DOUBLE_EQ(e.kernelMs, 0.1);
     EXPECT_DOUBLE_EQ(e.transferMs, 0.36);
@@ -205,6 +207,30 @@ TEST(ExplainVerdict, AllocationsAndCopiesInsideTheTimer) {
     EXPECT_EQ(e.calls[1].name, "cudaMemcpy");
     EXPECT_EQ(e.bytesCopied, 8 << 20);
     EXPECT_EQ(e.kernels, 2);
+}
+
+// A timer's events complete on the GPU once the work enqueued before them has: a kernel
+// enqueued before the stop event and ending after it is in the timer, a copy enqueued after
+// it is not, and work enqueued before the start event delays the start.
+TEST(ExplainVerdict, ATimerStopsWhenItsWorkEnds) {
+    Trace trace;
+    trace.ownTimer = true;
+    trace.callEndNs = 12000;
+    TraceEvent before = copy(0, 1500, false, 64);
+    before.kind = TraceEvent::Kind::Memset;
+    before.launchNs = -100;
+    TraceEvent async = kernel(2500, 9000);
+    async.launchNs = 1500;
+    TraceEvent after = copy(9000, 12000, true, 4096);
+    after.launchNs = 3500;
+    trace.events = {before, call("cudaEventRecord", 0, 1000), call("cudaEventRecord", 2000, 3000), async, after};
+    const Explanation e = Harness::explain(trace, {});
+    EXPECT_DOUBLE_EQ(e.callMs, 0.0075);  // 1.5 to 9 us
+    EXPECT_DOUBLE_EQ(e.kernelMs, 0.0065);
+    EXPECT_DOUBLE_EQ(e.betweenMs, 0.001);
+    EXPECT_EQ(e.copies, 0);
+    EXPECT_EQ(e.bytesCopied, 0);
+    EXPECT_EQ(e.verdict, "kernel-bound: 1 kernel busy 87% of the call");
 }
 
 // Without two cudaEventRecords (a CPU timer, or none) a submission's call is its span on the host.

@@ -32,11 +32,19 @@ Span spanOf(const Trace &trace) {
     }
     const bool gpuWork = gpuStart <= gpuEnd;
     if (trace.held && gpuWork) {
-        return {gpuStart, gpuEnd, "the GPU's work, enqueued while the stream was held, as in the timed calls"};
+        return {gpuStart, gpuEnd, "the GPU's work, the stream held as in the timed calls"};
     }
     if (trace.ownTimer && records.size() >= 2) {
-        return {records.front()->startNs, records.back()->endNs,
-                "the implementation's timer, from its first cudaEventRecord to its last"};
+        // Each event completes on the GPU once the work enqueued before it has: the
+        // timer starts and stops no earlier than that work ends.
+        Span timer{records.front()->startNs, records.back()->endNs,
+                   "the implementation's timer, its first to its last cudaEventRecord"};
+        for (const TraceEvent &event : trace.events) {
+            if (!event.onGpu()) continue;
+            if (event.launchNs < records.front()->startNs) timer.startNs = std::max(timer.startNs, event.endNs);
+            if (event.launchNs < records.back()->startNs) timer.endNs = std::max(timer.endNs, event.endNs);
+        }
+        return timer;
     }
     return {0, std::max(trace.callEndNs, gpuWork ? gpuEnd : 0), "the call on the host, to the end of its GPU work"};
 }
@@ -86,7 +94,7 @@ std::array<long long, kLayers> layerTimes(const Trace &trace, const Span &span) 
 // The counts and sums of the events that overlap the span.
 void countEvents(const Trace &trace, const Span &span, Explanation &e) {
     for (const TraceEvent &event : trace.events) {
-        const bool overlaps = event.endNs >= span.startNs && event.startNs <= span.endNs;
+        const bool overlaps = event.endNs > span.startNs && event.startNs < span.endNs;
         if (!overlaps) continue;
         if (event.kind == TraceEvent::Kind::Kernel) ++e.kernels;
         if (event.kind == TraceEvent::Kind::Memcpy || event.kind == TraceEvent::Kind::Memset) ++e.copies;

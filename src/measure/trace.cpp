@@ -2,7 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
-#include <set>
+#include <map>
 
 namespace Harness {
 
@@ -84,9 +84,11 @@ Trace traceOfCall(const std::vector<TracedRecord> &records, std::uint64_t beginN
     const auto inCall = [&](long long startNs) {
         return startNs >= static_cast<long long>(beginNs) && startNs <= static_cast<long long>(endNs);
     };
-    std::set<std::uint32_t> launched;  // the correlation ids of the calls made during the call
+    std::map<std::uint32_t, long long> launched;  // the calls made during the call: correlation id -> start
     for (const TracedRecord &record : records) {
-        if (!record.event.onGpu() && inCall(record.event.startNs)) launched.insert(record.correlation);
+        if (record.event.onGpu() || !inCall(record.event.startNs)) continue;
+        const auto [at, added] = launched.emplace(record.correlation, record.event.startNs);
+        if (!added) at->second = std::min(at->second, record.event.startNs);
     }
     Trace trace;
     trace.callEndNs = static_cast<long long>(endNs - beginNs);
@@ -96,6 +98,7 @@ Trace traceOfCall(const std::vector<TracedRecord> &records, std::uint64_t beginN
                                         : inCall(event.startNs) && event.call != CallKind::Other;
         if (!keep) continue;
         TraceEvent shifted = event;
+        if (event.onGpu()) shifted.launchNs = launched.at(record.correlation) - static_cast<long long>(beginNs);
         shifted.startNs -= static_cast<long long>(beginNs);
         shifted.endNs -= static_cast<long long>(beginNs);
         trace.events.push_back(std::move(shifted));

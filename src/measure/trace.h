@@ -49,6 +49,7 @@ struct TraceEvent {
     std::array<int, 3> block{};
     int registers = 0;
     long long sharedBytes = 0;
+    long long launchNs = 0;           // GPU work: when the runtime call that enqueued it started
     long long bytes = 0;              // memcpy and memset
     bool hostSide = false;            // memcpy: to or from host memory
     CallKind call = CallKind::Other;  // runtime calls
@@ -83,8 +84,8 @@ struct TracedRecord {
  * driver calls that started between `beginNs` and `endNs` (CUPTI's clock), and the GPU
  * work that those calls launched (matched by correlation id), so that work enqueued before
  * the call (an L2 flush, the kernel that holds the stream) is left out. Only calls of a
- * kind other than Other are kept as events. Times become ns from `beginNs`; events are
- * sorted by start.
+ * kind other than Other are kept as events; GPU work gets its launching call's start
+ * (TraceEvent::launchNs). Times become ns from `beginNs`; events are sorted by start.
  */
 Trace traceOfCall(const std::vector<TracedRecord> &records, std::uint64_t beginNs, std::uint64_t endNs);
 

@@ -275,7 +275,13 @@ public:
         SC_CUDA_CHECK(cudaDeviceSynchronize());
         const bool hold = onDevice_ && hold_;
         if (onDevice_ && settings_.cold) Common::flushL2();
-        if (hold) deviceTiming().hold.hold();
+        // Unheld, the call's span starts on the host: the flush is done by then, as it is
+        // when a timed call's start event runs.
+        if (hold) {
+            deviceTiming().hold.hold();
+        } else {
+            SC_CUDA_CHECK(cudaDeviceSynchronize());
+        }
         try {
             tracer.begin();
             extraCall(scratch);

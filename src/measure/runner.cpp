@@ -266,34 +266,9 @@ public:
             return host;
         }
         const CallRange range(rangeName_ + " (traced)");
-        CallTracer tracer;
-        if (!tracer.unavailable().empty()) return tracer.collect();
-        // CUPTI sets itself up on the first work it sees: a call first, left out of the
-        // trace, so that the traced one runs as the timed ones did.
         std::vector<Out> scratch(onDevice_ ? 0 : outputs_ + kGuardElements);
-        extraCall(scratch);
-        SC_CUDA_CHECK(cudaDeviceSynchronize());
-        const bool hold = onDevice_ && hold_;
-        if (onDevice_ && settings_.cold) Common::flushL2();
-        // Unheld, the call's span starts on the host: the flush is done by then, as it is
-        // when a timed call's start event runs.
-        if (hold) {
-            deviceTiming().hold.hold();
-        } else {
-            SC_CUDA_CHECK(cudaDeviceSynchronize());
-        }
-        try {
-            tracer.begin();
-            extraCall(scratch);
-            tracer.end();
-        } catch (...) {
-            if (hold) deviceTiming().hold.release();
-            throw;
-        }
-        const bool held = hold && deviceTiming().hold.release();
-        SC_CUDA_CHECK(cudaDeviceSynchronize());
-        Trace traced = tracer.collect();
-        traced.held = held;
+        Trace traced = traceCall(onDevice_ && settings_.cold, onDevice_ && hold_ ? &deviceTiming().hold : nullptr,
+                                 [&] { extraCall(scratch); });
         traced.ownTimer = ownTimer_;
         return traced;
     }

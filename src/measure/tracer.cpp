@@ -21,6 +21,7 @@
 #include <fmt/format.h>
 
 #include <stream_compaction/errors.h>
+#include <stream_compaction/measurement.h>
 
 namespace Harness {
 
@@ -271,6 +272,32 @@ void CallTracer::detach() {
     Collected &all = collected();
     const std::lock_guard<std::mutex> lock(all.mutex);
     all.records.clear();
+}
+
+Trace traceCall(bool cold, Common::StreamHold *hold, const std::function<void()> &call) {
+    CallTracer tracer;
+    if (!tracer.unavailable().empty()) return tracer.collect();
+    call();
+    SC_CUDA_CHECK(cudaDeviceSynchronize());
+    if (cold) Common::flushL2();
+    if (hold) {
+        hold->hold();
+    } else {
+        SC_CUDA_CHECK(cudaDeviceSynchronize());
+    }
+    try {
+        tracer.begin();
+        call();
+        tracer.end();
+    } catch (...) {
+        if (hold) hold->release();
+        throw;
+    }
+    const bool held = hold && hold->release();
+    SC_CUDA_CHECK(cudaDeviceSynchronize());
+    Trace traced = tracer.collect();
+    traced.held = held;
+    return traced;
 }
 
 }  // namespace Harness

@@ -5,9 +5,14 @@
 // timed later run without it.
 
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include "measure/trace.h"
+
+namespace StreamCompaction::Common {
+class StreamHold;
+}  // namespace StreamCompaction::Common
 
 namespace Harness {
 
@@ -41,5 +46,15 @@ private:
     std::uint64_t beginNs_ = 0;
     std::uint64_t endNs_ = 0;
 };
+
+/**
+ * One call traced as a timed call is made (Measurement::trace): `call()` makes it. First a
+ * call with CUPTI attached, left out of the trace, since CUPTI sets itself up on the first
+ * work it sees; then the L2 flush when `cold`, and the traced call, with the stream held
+ * by `hold` where the timed calls held it, else once the flush has finished (as a timed
+ * call's start event waits for it). Trace::held says whether the hold lasted the call.
+ * Throws what `call` throws, and CudaError when CUDA fails.
+ */
+Trace traceCall(bool cold, StreamCompaction::Common::StreamHold *hold, const std::function<void()> &call);
 
 }  // namespace Harness

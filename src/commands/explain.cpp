@@ -81,13 +81,16 @@ void checkChoices(const ExplainOptions &o) {
     if (o.backends.empty()) throw BadInput(fmt::format("--backends is required; {}", kUsage));
     for (const std::string &name : o.backends) {
         const StreamCompaction::Backend *backend = StreamCompaction::findBackend(name);
-        if (!backend) throw BadInput("--backends: " + unknownNameMessage("back end", "back ends", name, allBackendNames()));
+        if (!backend) {
+            throw BadInput("--backends: " + unknownNameMessage("back end", "back ends", name, allBackendNames()));
+        }
         if (StreamCompaction::timedByImplementation(*backend) && !StreamCompaction::Student::problem().empty()) {
             const std::string &problem = StreamCompaction::Student::problem();
             throw BadInput(fmt::format("--backends: {}: {}", name, problem.substr(0, problem.find('\n'))));
         }
         if (!(pastIntSizes(o.size) ? offers64(*backend, o.op) : offers(*backend, o.op))) {
-            throw BadInput(fmt::format("--backends: {} offers no {} at n = {}", name, opName(o.op), formatSize(o.size)));
+            throw BadInput(
+                fmt::format("--backends: {} offers no {} at n = {}", name, opName(o.op), formatSize(o.size)));
         }
     }
     if (!o.traceFile.empty() && formatForPath(o.traceFile) != Format::Json) {
@@ -106,11 +109,15 @@ ExplainOptions parseArgs(const std::vector<std::string> &args) {
                                              o.op = parseOp(t);
                                              opGiven = true;
                                          }));
-    app.add_option_function<std::string>("--size", stored("--size", [&](const std::string &t) { o.size = parseSize(t); }));
+    app.add_option_function<std::string>("--size",
+                                         stored("--size", [&](const std::string &t) { o.size = parseSize(t); }));
     app.add_option_function<std::string>(
         "--block-size", stored("--block-size", [&](const std::string &t) { o.blockSize = parseBlockSize(t); }));
     app.add_option_function<std::string>("--seed", stored("--seed", [&](const std::string &t) {
-                                             if (!parseSeed(t)) throw std::invalid_argument(fmt::format("'{}' is not a seed; use a whole number from 0 to 2^64 - 1", t));
+                                             if (!parseSeed(t)) {
+                                                 throw std::invalid_argument(fmt::format(
+                                                     "'{}' is not a seed; use a whole number from 0 to 2^64 - 1", t));
+                                             }
                                              o.seed = *parseSeed(t);
                                          }));
     app.add_flag("--hot", o.hot);
@@ -155,7 +162,9 @@ bool explainOne(const StreamCompaction::Backend &backend, const ExplainOptions &
 }
 
 void writeTrace(const std::string &path, const std::vector<NamedTrace> &traced, std::FILE *out) {
-    const auto failed = [&path] { return std::runtime_error(fmt::format("cannot write '{}': {}", path, std::strerror(errno))); };
+    const auto failed = [&path] {
+        return std::runtime_error(fmt::format("cannot write '{}': {}", path, std::strerror(errno)));
+    };
     std::FILE *file = std::fopen(path.c_str(), "w");
     if (!file) throw failed();
     const bool written = std::fputs(chromeTrace(traced).c_str(), file) >= 0;
@@ -184,7 +193,9 @@ int runExplain(const std::vector<std::string> &args, std::FILE *out, std::FILE *
             explainOne(*StreamCompaction::findBackend(name), o, input, copy, out, traced);
         }
         if (!o.traceFile.empty() && !traced.empty()) writeTrace(o.traceFile, traced, out);
-        if (!o.traceFile.empty() && traced.empty()) fmt::print(out, "trace: {} not written: no call was traced\n", o.traceFile);
+        if (!o.traceFile.empty() && traced.empty()) {
+            fmt::print(out, "trace: {} not written: no call was traced\n", o.traceFile);
+        }
         std::fflush(out);
         return traced.empty() ? kExitNothingRan : 0;
     } catch (const BadInput &e) {

@@ -138,11 +138,12 @@ void judge(Explanation &e) {
         e.verdict = fmt::format("bandwidth-bound: {} at {} of copy", kernels, percent(*e.copyFraction));
     } else if (e.copyMs / call > kMostOfTheCall || (e.kernels == 0 && e.copies > 0)) {
         e.bound = Bound::CopyBound;
-        e.verdict = fmt::format("copy-bound: {}, {} of the call", plural(e.copies, "memcpy or memset", "memcpys and memsets"),
-                                percent(e.copyMs / call));
+        e.verdict = fmt::format("copy-bound: {}, {} of the call",
+                                plural(e.copies, "memcpy or memset", "memcpys and memsets"), percent(e.copyMs / call));
     } else if (e.kernels == 0) {
         e.bound = Bound::HostBound;
-        e.verdict = fmt::format("host-bound: {} of the call in host work", percent((e.hostCallsMs + e.betweenMs) / call));
+        e.verdict =
+            fmt::format("host-bound: {} of the call in host work", percent((e.hostCallsMs + e.betweenMs) / call));
     } else {
         e.bound = Bound::KernelBound;
         e.verdict = fmt::format("kernel-bound: {} busy {} of the call{}", kernels, percent(e.kernelMs / call),

@@ -279,7 +279,8 @@ private:
         ++calls_;
         if (onDevice_) {
             dOut_.fillBytes(kPoisonByte, outputs_ + kGuardElements);
-            const long long returned = timed ? timedDeviceCall() : namedCall(false, dOut_.get(), dIn_.get(), dKept_.get());
+            const long long returned =
+                timed ? timedDeviceCall() : namedCall(false, dOut_.get(), dIn_.get(), dKept_.get());
             std::vector<Out> guard(kGuardElements);
             SC_CUDA_CHECK(
                 cudaMemcpy(guard.data(), dOut_.get() + outputs_, kGuardElements * sizeof(Out), cudaMemcpyDeviceToHost));

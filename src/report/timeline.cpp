@@ -105,7 +105,8 @@ std::string timelineText(const std::string &title, const Trace &trace, const Exp
     if (!explanation.traced()) return text;
     for (const std::string &line : figureLines(explanation)) text += line + "\n";
     const auto span = extent(trace);
-    Table table{"", {"start, µs", "µs", "what", "launch", fmt::format("0 to {:.3g} µs", microseconds(span.second))}, {},
+    const std::string scale = fmt::format("0 to {:.3g} µs", microseconds(span.second));
+    Table table{"", {"start, µs", "µs", "what", "launch", scale}, {},
                 {Table::Align::Right, Table::Align::Right, Table::Align::Left, Table::Align::Left, Table::Align::Left}};
     for (const TraceEvent &event : trace.events) {
         if (table.rows.size() == maxEvents) break;
@@ -133,9 +134,12 @@ std::string chromeTrace(const std::vector<NamedTrace> &calls) {
         std::set<std::uint32_t> streams;
         for (const TraceEvent &event : call.trace.events)
             if (event.onGpu()) streams.insert(event.stream);
-        for (std::uint32_t stream : streams) meta("thread_name", 1 + static_cast<int>(stream), fmt::format("GPU stream {}", stream));
+        for (std::uint32_t stream : streams) {
+            meta("thread_name", 1 + static_cast<int>(stream), fmt::format("GPU stream {}", stream));
+        }
         events.push_back({{"name", call.title}, {"cat", "call"}, {"ph", "X"}, {"pid", pid}, {"tid", 0}, {"ts", 0.0},
-                          {"dur", microseconds(call.trace.callEndNs)}, {"args", {{"verdict", call.explanation.verdict}}}});
+                          {"dur", microseconds(call.trace.callEndNs)},
+                          {"args", {{"verdict", call.explanation.verdict}}}});
         for (const TraceEvent &event : call.trace.events) {
             json args = {{"name", event.name}};
             if (event.kind == TraceEvent::Kind::Kernel) {

@@ -1,6 +1,9 @@
 #include "measure/tracer.h"
 
+#if __has_include(<cxxabi.h>)
 #include <cxxabi.h>
+#define SC_DEMANGLE 1
+#endif
 
 #include <cstdlib>
 #include <memory>
@@ -52,11 +55,16 @@ Collected &collected() {
 
 bool tracerActive = false;  // one CallTracer at a time
 
+// A kernel's name as its source writes it, where the C++ ABI's demangler is at hand
+// (GCC, Clang); as CUPTI gives it elsewhere.
 std::string demangled(const char *name) {
     if (name == nullptr) return "(unnamed kernel)";
+#ifdef SC_DEMANGLE
     int status = 0;
     const std::unique_ptr<char, void (*)(void *)> text(abi::__cxa_demangle(name, nullptr, nullptr, &status), std::free);
-    return status == 0 && text ? std::string(text.get()) : std::string(name);
+    if (status == 0 && text) return text.get();
+#endif
+    return name;
 }
 
 const char *copyDirection(std::uint8_t kind) {

@@ -5,6 +5,7 @@
 #define SC_DEMANGLE 1
 #endif
 
+#include <cstddef>
 #include <cstdlib>
 #include <memory>
 #include <mutex>
@@ -140,7 +141,9 @@ bool convert(const CUpti_Activity &activity, TracedRecord &out) {
 }
 
 void CUPTIAPI bufferRequested(std::uint8_t **buffer, std::size_t *size, std::size_t *maxRecords) {
-    *buffer = static_cast<std::uint8_t *>(std::aligned_alloc(kBufferAlignment, kBufferBytes));
+    // malloc's alignment (that of std::max_align_t) is CUPTI's 8 bytes or more.
+    static_assert(alignof(std::max_align_t) >= kBufferAlignment);
+    *buffer = static_cast<std::uint8_t *>(std::malloc(kBufferBytes));
     *size = *buffer ? kBufferBytes : 0;
     *maxRecords = 0;  // as many as fit
 }

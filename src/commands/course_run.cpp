@@ -22,8 +22,11 @@
 #include <stream_compaction/launch.h>
 #include <stream_compaction/student.h>
 
+#include "measure/context.h"
 #include "measure/device_info.h"
+#include "measure/explain.h"
 #include "report/reporters.h"
+#include "report/timeline.h"
 #include "measure/runner.h"
 #include "platform/child_process.h"
 #include "testing_helpers.hpp"
@@ -153,6 +156,7 @@ std::string mainNote() {
 class CourseRun {
 public:
     explicit CourseRun(const Options &options) : options_(options), settings_(runSettings(options)) {
+        settings_.explain = options.explain;
         const bool anyStudent = std::any_of(options.backends.begin(), options.backends.end(), [](const std::string &name) {
             const Backend *backend = StreamCompaction::findBackend(name);
             return backend && StreamCompaction::timedByImplementation(*backend);
@@ -296,12 +300,19 @@ private:
                                                              result.output.data(), true));
         }
         const Verdict verdict = verify(op, result, want);
-        if (verdict.passed()) {
-            fmt::print("    passed\n");
-            return {Row::Status::Passed};
-        }
-        printFailure(verdict);
-        return {Row::Status::Failed};
+        if (verdict.passed()) fmt::print("    passed\n");
+        else printFailure(verdict);
+        if (result.trace) printExplanation(op, static_cast<long long>(input.size()), result);
+        return {verdict.passed() ? Row::Status::Passed : Row::Status::Failed};
+    }
+
+    // --explain: the block under a test (timeline.h); its kernels' bytes are compared with
+    // the copy ceiling, measured once in this process before the first traced call's.
+    void printExplanation(Op op, long long n, const Run &result) {
+        const Trace &trace = *result.trace;
+        if (!copy_ && trace.unavailable.empty() && !trace.hostOnly) copy_ = measureCopyCeiling(copyCeilingBytes());
+        const ExplainFigures figures{describe(op).trafficBytes(n, result.kept), copy_ ? copy_->GBs : 0};
+        for (const std::string &line : explainLines(explain(trace, figures))) fmt::print("{}\n", line);
     }
 
     // A failed result's lines: what differed, and FAIL COUNT or FAIL VALUE.
@@ -363,6 +374,7 @@ private:
     int limitSeconds_ = 0;    // a child still running after this long is killed
     std::map<std::string, Isolated> isolated_;  // by the test's header
     std::string mainNote_;  // what the submission's main.cpp does that the harness does not
+    std::optional<CopyCeiling> copy_;  // --explain: measured before the first traced GPU call's figures
 };
 
 }  // namespace

@@ -12,6 +12,8 @@
 #                  cases alone; the missing functions read "not offered" in every row
 #   grade-gpu      the grade's GPU columns as each fixture's GPU code makes them; exit 77
 #                  (skipped) without a CUDA device. The fixture is named by its library's folder.
+#   student-dir    make STUDENT=DIR and cmake -DSC_STUDENT_DIR=DIR refuse a DIR without
+#                  stream_compaction/ (the program and library arguments are not used)
 check="$1"
 program="$2"
 SC_STUDENT_LIBRARY="$3"
@@ -232,6 +234,23 @@ case "$check" in
     # The project's CPU: 5 operations x 2; the submission's scan on the power of two.
     if tail -n 1 "$dir/out" | grep -qx "11 passed, 5 failed, 0 skipped"; then echo "ok: summary"; else
       fail "last line: $(tail -n 1 "$dir/out")"; fi
+    ;;
+  student-dir)
+    # STUDENT= (make) and SC_STUDENT_DIR (CMake) naming a folder without stream_compaction/:
+    # one line naming what was expected, exit 2 from make, and nothing configured or built.
+    root=$(cd "$(dirname "$0")/.." && pwd)
+    wrong="$root/tests/fixtures"
+    make --no-print-directory -n -C "$root" run STUDENT="$wrong" >"$dir/out" 2>"$dir/err"
+    status=$?
+    if [ "$status" -eq 2 ] && [ "$(wc -l <"$dir/err")" -eq 1 ] && [ ! -s "$dir/out" ]; then
+      echo "ok: make -> $(cat "$dir/err")"
+    else
+      fail "make STUDENT=$wrong: exit $status, $(wc -l <"$dir/err") lines on stderr, $(wc -l <"$dir/out") on stdout"
+    fi
+    expect "$dir/err" "STUDENT=$wrong has no stream_compaction/ folder; give the root of your course project"
+    cmake -S "$root" -B "$dir/build" -DSC_STUDENT_DIR="$wrong" >"$dir/out" 2>"$dir/err" && fail "cmake configured"
+    expect "$dir/err" "SC_STUDENT_DIR=$wrong has no stream_compaction/"
+    [ -e "$dir/build/build.ninja" ] || [ -e "$dir/build/Makefile" ] && fail "cmake generated a build"
     ;;
   *)
     echo "unknown check $check"

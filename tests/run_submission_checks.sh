@@ -12,6 +12,8 @@
 #                  cases alone; the missing functions read "not offered" in every row
 #   grade-gpu      the grade's GPU columns as each fixture's GPU code makes them; exit 77
 #                  (skipped) without a CUDA device. The fixture is named by its library's folder.
+#   base-code, cpu-mistakes, own-main  tests/fixtures/<the same name>: each test's hint, or its
+#                  pass by the course's rules, in the course run and in the grade
 #   student-dir    make STUDENT=DIR and cmake -DSC_STUDENT_DIR=DIR refuse a DIR without
 #                  stream_compaction/ (the program and library arguments are not used)
 check="$1"
@@ -133,7 +135,7 @@ case "$check" in
     count "$dir/rows" ',cpu compactWithScan,crashed,,"student-cpu compactWithScan, n = ' 17
     count "$dir/rows" "the implementation threw: CPU timer already started" 17
     count "$dir/rows" ",not offered,," 68
-    if head -n 1 "$dir/out" | grep -qx "case,n,function,outcome,index,detail" && ! grep -q '^#' "$dir/out"; then
+    if head -n 1 "$dir/out" | grep -qx "case,n,function,outcome,index,detail,hint" && ! grep -q '^#' "$dir/out"; then
       echo "ok: a plain CSV"
     else
       fail "not a plain CSV: $(head -n 1 "$dir/out")"
@@ -175,6 +177,9 @@ case "$check" in
         count "$dir/rows" ",naive scan,passed," 17
         count "$dir/rows" ",thrust scan,passed," 17
         # ilog2 for ilog2ceil: wrong from index 2^floor(log2 n) on, when n is not a power of two.
+        run --size 2^12 --backends student-efficient
+        count "$dir/out" "    hint: fails only at SIZE - 3: check the padding to the next power of two" 2
+        run --grade --format csv
         for line in "2^20 (the course's),1048576,efficient scan,passed," \
                     "2^20 - 3 (the course's),1048573,efficient scan,fail value,524288," \
                     "n = 1,1,efficient scan,passed," "n = 32,32,efficient scan,passed," \
@@ -234,6 +239,61 @@ case "$check" in
     # The project's CPU: 5 operations x 2; the submission's scan on the power of two.
     if tail -n 1 "$dir/out" | grep -qx "11 passed, 5 failed, 0 skipped"; then echo "ok: summary"; else
       fail "last line: $(tail -n 1 "$dir/out")"; fi
+    ;;
+  base-code)
+    # The course's base code: every output still the poison, every count -1. Each test
+    # says so; the grade says it once per function, not once per case.
+    run --size 2^12 --backends student-cpu,student-naive,student-efficient,student-thrust
+    [ "$status" -eq 1 ] || fail "course run exit $status, expected 1"
+    stub="wrote nothing: odata still holds the fill 0xCDCDCDCD (-842150451); is this still the course's stub?"
+    stubCount="wrote nothing and returned -1: odata still holds the fill 0xCDCDCDCD (-842150451); is this still the course's stub?"
+    if grep -q "skipped: no CUDA device" "$dir/out"; then scans=2 compacts=4; else scans=8 compacts=6; fi
+    count "$dir/out" "    hint: $stub" "$scans"
+    count "$dir/out" "    hint: $stubCount" "$compacts"
+    run --grade
+    [ "$status" -eq 1 ] || fail "grade exit $status, expected 1"
+    for function in "cpu scan" "cpu compactWithoutScan" "cpu compactWithScan"; do
+      count "$dir/out" "$function, every case: " 1
+    done
+    count "$dir/out" "hint: wrote nothing" "$((scans / 2 + compacts / 2))"
+    ;;
+  cpu-mistakes)
+    # A hint for each mistake: an inclusive scan, a compaction wrong only at SIZE - 3, a
+    # count one too many; in the course run and, once per function, in the grade.
+    run --size 2^12 --backends student-cpu
+    [ "$status" -eq 1 ] || fail "course run exit $status, expected 1"
+    count "$dir/out" "    hint: looks like an inclusive scan; the course's scan is exclusive (out[0] = 0)" 2
+    count "$dir/out" "    hint: fails only at SIZE - 3: check the padding to the next power of two" 1
+    count "$dir/out" "    hint: the count is one too many (3029 for 3028): " 1
+    count "$dir/out" "    hint: the count is one too many (3028 for 3027): " 1
+    count "$dir/out" "    passed" 1
+    # The grade's course cases are the course run's inputs at the same seed: the same
+    # counts at SIZE and SIZE - 3.
+    run --backends student-cpu
+    count "$dir/out" "    hint: the count is one too many (786630 for 786629): " 1
+    count "$dir/out" "    hint: the count is one too many (786628 for 786627): " 1
+    run --grade --backends student-cpu --format csv
+    expect "$dir/rows" "2^20 (the course's),1048576,cpu compactWithScan,fail count,,\"expected 786629 elements, got 786630\""
+    expect "$dir/rows" "2^20 - 3 (the course's),1048573,cpu compactWithScan,fail count,,\"expected 786627 elements, got 786628\""
+    run --grade --backends student-cpu
+    expect "$dir/out" "cpu scan, 15 cases: 2^20 (the course's); 2^20 - 3 (the course's); n = 2; ...: FAIL VALUE at 0, the first: a[0] = 5, expected 0; hint: looks like an inclusive scan"
+    expect "$dir/out" "cpu compactWithoutScan: hint: fails only at sizes that are not a power of two (n = 1048573, 31, 127, 1000, ...)"
+    expect "$dir/out" "cpu compactWithScan, every case: FAIL COUNT, the first: expected 786629 elements, got 786630; hint: the count is one too many"
+    if tail -n 1 "$dir/out" | grep -qx "11 passed, 40 failed"; then echo "ok: summary"; else fail "last line: $(tail -n 1 "$dir/out")"; fi
+    ;;
+  own-main)
+    # Passes as its own main.cpp would pass it: harnessSetup() does main()'s setup, and a
+    # compaction that zeroes the output past its count passes with a note.
+    run --size 2^12 --backends student-cpu
+    [ "$status" -eq 0 ] || fail "course run exit $status"
+    count "$dir/out" "    passed" 6
+    count "$dir/out" "    passed (note: a[" 2
+    expect "$dir/out" "was written past the 3028 elements the call returned; the course's main.cpp compares only the elements returned)"
+    run --grade --backends student-cpu --format csv
+    tally 51 0
+    count "$dir/rows" ",cpu compactWithoutScan,passed,,a[" 16
+    run --grade --backends student-cpu
+    count "$dir/out" "cpu compactWithoutScan, 16 cases: " 1
     ;;
   student-dir)
     # STUDENT= (make) and SC_STUDENT_DIR (CMake) naming a folder without stream_compaction/:

@@ -292,6 +292,13 @@ case "$check" in
     run --grade --backends student-cpu --format csv
     tally 51 0
     count "$dir/rows" ",cpu compactWithoutScan,passed,,a[" 16
+    # pandas reads the grade's CSV with its defaults (where Debian's python3-pandas is).
+    if /usr/bin/python3 -c 'import pandas' 2>/dev/null; then
+      /usr/bin/python3 -c 'import pandas, sys; t = pandas.read_csv(sys.argv[1])
+assert list(t.columns) == ["case", "n", "function", "outcome", "index", "detail", "hint"], list(t.columns)
+assert len(t) == 51 and (t["outcome"] == "passed").all() and str(t["n"].dtype) == "int64"' "$dir/out" &&
+        echo "ok: pandas reads the grade's CSV" || fail "pandas does not read the grade's CSV"
+    fi
     run --grade --backends student-cpu
     count "$dir/out" "cpu compactWithoutScan, 16 cases: " 1
     ;;

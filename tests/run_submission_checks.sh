@@ -14,6 +14,8 @@
 #                  (skipped) without a CUDA device. The fixture is named by its library's folder.
 #   base-code, cpu-mistakes, own-main  tests/fixtures/<the same name>: each test's hint, or its
 #                  pass by the course's rules, in the course run and in the grade
+#   report         the report (--quick) of the submission and of the project's own back ends;
+#                  $GFM_CHECK checks its markdown
 #   student-dir    make STUDENT=DIR and cmake -DSC_STUDENT_DIR=DIR refuse a DIR without
 #                  stream_compaction/ (the program and library arguments are not used)
 check="$1"
@@ -301,6 +303,42 @@ assert len(t) == 51 and (t["outcome"] == "passed").all() and str(t["n"].dtype) =
     fi
     run --grade --backends student-cpu
     count "$dir/out" "cpu compactWithoutScan, 16 cases: " 1
+    ;;
+  report)
+    # The report with --quick: performance.md with its five sections, its tables as GitHub
+    # renders them ($GFM_CHECK), the submission's tests in the course's style; without a
+    # CUDA device the GPU parts are left out, saying so.
+    "$program" report --quick --out "$dir/perf" >"$dir/out" 2>"$dir/err"
+    status=$?
+    [ "$status" -eq 0 ] || fail "report exit $status: $(cat "$dir/err")"
+    md="$dir/perf/performance.md"
+    for heading in "## Performance Analysis" "### 1. Block size optimisation" "### 2. Array size: the GPU against the CPU" \
+        "### 3. Bottlenecks" "### 4. Thrust's timeline" "### 5. Test output"; do
+      count "$md" "$heading" 1
+    done
+    expect "$md" "The course submission in "
+    expect "$md" "| n | cpu scan |"
+    expect "$md" "- **cpu compact**: "
+    count "$md" "    passed (note: " 2
+    "$GFM_CHECK" "$md" && echo "ok: GitHub renders its tables" || fail "gfm_check: $md"
+    [ -s "$dir/perf/data/sizes.json" ] && [ -s "$dir/perf/data/course-run.txt" ] || fail "no data/sizes.json or data/course-run.txt"
+    if "$program" --size 4 --backends naive | grep -q "skipped: no CUDA device"; then
+      expect "$dir/out" "left out: the block sizes, the GPU's figures and Thrust's timeline: no CUDA device"
+      expect "$md" "Not measured: no CUDA device."
+    fi
+    if /usr/bin/python3 -c 'import matplotlib' 2>/dev/null; then
+      [ -s "$dir/perf/sizes-scan-time.png" ] || fail "no sizes-scan-time.png"
+      expect "$md" "![scan time against array size](sizes-scan-time.png)"
+    else
+      expect "$dir/out" "python3-matplotlib"
+    fi
+    # Without a submission: the project's own course back ends, saying so.
+    env -u SC_STUDENT_LIBRARY "$program" report --quick --quiet --out "$dir/own" >"$dir/out" 2>"$dir/err" ||
+      fail "report without a submission: exit $?: $(cat "$dir/err")"
+    expect "$dir/own/performance.md" "These are the project's own course back ends, not a student's"
+    "$GFM_CHECK" "$dir/own/performance.md" || fail "gfm_check: $dir/own/performance.md"
+    "$program" report --quick --out >"$dir/out" 2>"$dir/err"
+    [ $? -eq 2 ] && [ "$(wc -l <"$dir/err")" -eq 1 ] && echo "ok: $(cat "$dir/err")" || fail "report --out without a folder"
     ;;
   student-dir)
     # STUDENT= (make) and SC_STUDENT_DIR (CMake) naming a folder without stream_compaction/:

@@ -1,6 +1,7 @@
 #include "commands/subcommands.h"
 
 #include "commands/compare.h"
+#include "commands/report.h"
 
 namespace Harness {
 
@@ -10,6 +11,10 @@ const std::vector<Subcommand> &subcommands() {
          "two sweep reports (.json, or .csv) row by row: new / base with its 95% interval and a\n"
          "      verdict; --fail-above exits 1 on a slow-down past it beyond the noise",
          runCompare},
+        {"report", "report [--out DIR] [--quick] [--quiet]",
+         "the course's Performance Analysis for your code (make report STUDENT=DIR), or the project's\n"
+         "      course back ends: performance.md with block sizes, array-size plots, bottlenecks, test output",
+         runReport},
     };
     return rows;
 }

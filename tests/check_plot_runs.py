@@ -120,6 +120,12 @@ def main():
         drawn = run_plot(module, folder, {"zeros.csv": HEADER + csv_rows("run-z", ["cub"], sizes) + empty})
         expect("rows without samples", drawn["zeros-scan-time.png"], ["cub"])
 
+    with tempfile.TemporaryDirectory() as folder:
+        # One size and its SIZE - 3 companion (a block-size table's sweep): no plot against
+        # array size, whose every line would be a point.
+        drawn = run_plot(module, folder, {"one.csv": HEADER + csv_rows("run-o", ["cub"], sizes[:1], npot=True)})
+        expect("one size and its companion", [name for name in drawn if name.endswith(("time.png", "width.png"))], [])
+
     for failure in failures:
         print(f"FAIL: {failure}")
     sys.exit(1 if failures else 0)

@@ -120,6 +120,41 @@ bad compare "$dir/r.json" "$dir/r.md"
 bad compare "$dir/r.json" "$dir/r.csv" --fail-above 5
 bad compare "$dir/r.json" "$dir/r.csv" --format html
 
+# explain: --help names the subcommand; bad input is one line and exit 2, with nothing run;
+# --explain in the course run and a sweep puts a line or a column under each CPU figure.
+"$program" --help | grep -q 'explain --backends NAMES --op OP' || fail "--help does not list explain"
+bad explain --op scan
+bad explain --backends thrust
+bad explain --backends thrus --op scan
+bad explain --backends naive --op sort
+bad explain --backends cpu --op scan --size 0
+bad explain --backends cpu --op scan --trace "$dir/t.txt"
+bad explain --backends cpu --op scan --frobnicate
+bad --grade --explain
+"$program" explain --help | grep -q '^usage: cis565_stream_compaction explain' || fail "explain --help has no usage line"
+# Untraced (no CUDA device, or CUPTI held by another tool): exit 3, saying why, no trace
+# file; traced: exit 0 and a trace whose kernels Perfetto would show.
+"$program" explain --backends naive --op scan --size 2^10 --trace "$dir/t.json" >"$dir/explain-one.out" 2>&1
+status=$?
+if grep -q '^verdict: unavailable: ' "$dir/explain-one.out"; then
+  [ "$status" -eq 3 ] || fail "explain with nothing traced exited $status, not 3"
+  [ -e "$dir/t.json" ] && fail "explain with nothing traced wrote a trace"
+  grep -q "^trace: $dir/t.json not written: no call was traced$" "$dir/explain-one.out" || fail "explain does not say the trace was not written"
+else
+  [ "$status" -eq 0 ] || fail "explain exited $status: $(cat "$dir/explain-one.out")"
+  python3 -c 'import json, sys; e = json.load(open(sys.argv[1]))["traceEvents"]; sys.exit(not any(
+    x.get("ph") == "X" and x.get("cat") == "kernel" for x in e))' "$dir/t.json" || fail "the trace holds no kernel"
+fi
+"$program" --size 2^8 --backends cpu --reps 1 --explain >"$dir/explain.out" || fail "the course run with --explain exited $?"
+count=$(grep -c '^    explain: host only: a CPU back end launches no GPU work (not traced)$' "$dir/explain.out")
+[ "$count" -eq 10 ] || fail "the course run with --explain has $count explain lines under the CPU's 10 tests"
+"$program" --sizes 2^8 --backends cpu --ops scan --reps 1 --explain --format csv >"$dir/explain.csv" ||
+  fail "a sweep with --explain exited $?"
+head -n 1 "$dir/explain.csv" | grep -q ',kernels,kernel_ms,between_ms,traced_ms,explain,' ||
+  fail "a sweep's CSV has no explain columns"
+[ "$(grep -c ',host only: a CPU back end launches no GPU work (not traced),' "$dir/explain.csv")" -eq 2 ] ||
+  fail "a CPU sweep's rows do not say host only"
+
 # Every cell skipped (32-bit naive past 2^31 - 1, on any machine): exit 3, saying so.
 "$program" --sizes 2^32 --backends naive --ops scan --no-npot --format csv >"$dir/none.csv" 2>"$dir/none.err"
 status=$?

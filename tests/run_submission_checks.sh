@@ -12,6 +12,8 @@
 #                  cases alone; the missing functions read "not offered" in every row
 #   grade-gpu      the grade's GPU columns as each fixture's GPU code makes them; exit 77
 #                  (skipped) without a CUDA device. The fixture is named by its library's folder.
+#   explain        tests/fixtures/timer-includes-malloc with --explain: what its timers bracket;
+#                  exit 77 (skipped) without a CUDA device or CUPTI
 #   base-code, cpu-mistakes, own-main  tests/fixtures/<the same name>: each test's hint, or its
 #                  pass by the course's rules, in the course run and in the grade
 #   report         the report (--quick) of the submission and of the project's own back ends;
@@ -217,6 +219,24 @@ case "$check" in
           fail "no case not run after the GPU fault"; fi
         ;;
     esac
+    ;;
+  explain)
+    # tests/fixtures/timer-includes-malloc with --explain: its timers bracket cudaMalloc, the
+    # copies and cudaFree, and the block under each of its GPU tests says so. Exit 77
+    # (skipped) without a CUDA device, or where CUPTI cannot trace (another tool holds it).
+    run --size 2^22 --backends student-naive,student-efficient --explain --reps 3
+    if grep -qF "    skipped: no CUDA device" "$dir/out"; then echo "skipped: no CUDA device"; exit 77; fi
+    if grep -qF "    explain: unavailable:" "$dir/out"; then
+      echo "skipped: $(grep -m 1 -F "explain: unavailable:" "$dir/out")"
+      exit 77
+    fi
+    [ "$status" -eq 1 ] || fail "course run exit $status, expected 1 (no efficient compact)"
+    count "$dir/out" "      traced: " 4
+    count "$dir/out" ", the implementation's timer, its first to its last cudaEventRecord" 4
+    count "$dir/out" "      runtime calls: 3 cudaMalloc " 2
+    count "$dir/out" "      runtime calls: 1 cudaMalloc " 2
+    count "$dir/out" "    explain: most of the time in 3 cudaMalloc, 2 cudaMemcpy and 3 cudaFree inside the timer (" 2
+    count "$dir/out" "    explain: most of the time in 1 cudaMalloc, 2 cudaMemcpy, 2 cudaMemset and 1 cudaFree inside the timer (" 2
     ;;
   hangs)
     # tests/fixtures/hangs in the course run, each of its tests in a child process: a scan

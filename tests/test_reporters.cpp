@@ -161,7 +161,8 @@ Row cpuRow() {
             .status = Row::Status::Passed, .note = {}, .timing = timed(2.5, 2.0, 3.0, 5), .kept = 768,
             .bandwidthGBs = 2.8, .copyFraction = {}, .speedupVsCpu = {}, .speedupVsCub = {}, .copyFractionRange = {},
             .speedupVsCpuRange = {}, .speedupVsCubRange = {}, .roundSpread = {}, .roundSamplesMs = {}, .launchBound = false,
-            .interleaved = false, .smClockMHz = {}, .temperatureC = {}, .powerW = {}, .throttled = false};
+            .interleaved = false, .smClockMHz = {}, .temperatureC = {}, .powerW = {}, .throttled = false,
+            .explanation = {}};
 }
 
 // The CPU's compaction on a GPU back end: a block size, ten times as fast, 1% of the copy bandwidth.
@@ -170,7 +171,8 @@ Row gpuRow() {
             .status = Row::Status::Passed, .note = {}, .timing = timed(0.25, 0.2, 0.5, 5), .kept = 768,
             .bandwidthGBs = 2.8, .copyFraction = 0.01, .speedupVsCpu = 10, .speedupVsCub = {}, .copyFractionRange = {},
             .speedupVsCpuRange = {}, .speedupVsCubRange = {}, .roundSpread = {}, .roundSamplesMs = {}, .launchBound = false,
-            .interleaved = false, .smClockMHz = {}, .temperatureC = {}, .powerW = {}, .throttled = false};
+            .interleaved = false, .smClockMHz = {}, .temperatureC = {}, .powerW = {}, .throttled = false,
+            .explanation = {}};
 }
 
 Row failedRow() {
@@ -179,7 +181,7 @@ Row failedRow() {
             .bandwidthGBs = {}, .copyFraction = {}, .speedupVsCpu = {}, .speedupVsCub = {},
             .copyFractionRange = {}, .speedupVsCpuRange = {}, .speedupVsCubRange = {}, .roundSpread = {},
             .roundSamplesMs = {}, .launchBound = false, .interleaved = false, .smClockMHz = {}, .temperatureC = {},
-            .powerW = {}, .throttled = false};
+            .powerW = {}, .throttled = false, .explanation = {}};
 }
 
 // Skipped: no timing, and the other numbers of a measured row left in.
@@ -189,7 +191,7 @@ Row skippedRow() {
             .bandwidthGBs = 2.8, .copyFraction = 0.01, .speedupVsCpu = 10, .speedupVsCub = {},
             .copyFractionRange = {}, .speedupVsCpuRange = {}, .speedupVsCubRange = {}, .roundSpread = {},
             .roundSamplesMs = {}, .launchBound = false, .interleaved = false, .smClockMHz = {}, .temperatureC = {},
-            .powerW = {}, .throttled = false};
+            .powerW = {}, .throttled = false, .explanation = {}};
 }
 
 // Writes a whole report with `format` and returns it; cut short saying `stoppedBy`
@@ -343,7 +345,7 @@ TEST(CsvReporter, ReadsBackHeaderAndRows) {
         "out_of_time", "launch_bound", "interleaved", "sm_clock_MHz", "temperature_C", "power_W", "throttled",
         "bandwidth_GBps", "copy_fraction", "copy_fraction_low", "copy_fraction_high", "speedup_vs_cpu",
         "speedup_vs_cpu_low", "speedup_vs_cpu_high", "speedup_vs_cub", "speedup_vs_cub_low", "speedup_vs_cub_high",
-        "kept", "verified", "note"};
+        "kernels", "kernel_ms", "between_ms", "traced_ms", "explain", "kept", "verified", "note"};
     EXPECT_EQ(records[0], header);
     std::vector<std::map<std::string, std::string>> rows;
     for (std::size_t r = 1; r < records.size(); ++r) {

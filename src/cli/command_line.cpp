@@ -227,6 +227,11 @@ void addRunOptions(CLI::App &app, Options &options, RawText &raw) {
     app.add_flag("--no-interleave")
         ->description("A sweep measures its back ends one after another, not taking turns call by call")
         ->group(kRunGroup);
+    app.add_flag("--explain", options.explain,
+                 "After each figure's timed calls, trace one more call (CUPTI) and say what it ran and what bounds "
+                 "it: kernels, time in and between them, allocations and copies inside the timer, % of copy; the "
+                 "course run prints it under each test, a sweep in columns and a table of its own (docs/explain.md)")
+        ->group(kRunGroup);
 }
 
 // Adds the sweep and report options; returns those whose presence asks for a sweep.
@@ -453,7 +458,8 @@ int parseCommandLine(int argc, const char *const *argv, Options &options) {
                      "SIZE and SIZE - 3 and on edge cases, one call each on a poisoned output, as a table of cases x "
                      "functions (--format and --output take it; --backends picks its student-* columns)")
             ->group(kGradeGroup);
-    for (const char *sweepOnly : {"--sizes", "--block-sizes", "--ops", "--keep", "--npot", "--rounds", "--processes"}) {
+    for (const char *sweepOnly :
+         {"--sizes", "--block-sizes", "--ops", "--keep", "--npot", "--rounds", "--processes", "--explain"}) {
         grade->excludes(sweepOnly);
     }
 

@@ -28,6 +28,7 @@ struct Options {
     bool hot = false;              // leave the L2 cache as the last call left it (default: flushed)
     bool blockingKernel = true;    // hold the stream while a call is enqueued
     bool interleave = true;        // a sweep's back ends take turns, call by call, within a size
+    bool explain = false;          // trace one more call per figure (docs/explain.md)
     // A sweep measures each input this many times, its cells' buffers (and the back ends'
     // cached device memory) freed and allocated again for each round; a cell's figures
     // pool the rounds' calls, and its row gives the spread of the rounds' medians.

@@ -17,10 +17,13 @@
 #include <stream_compaction/launch.h>
 #include <stream_compaction/student.h>
 
+#include "measure/context.h"
 #include "measure/device_info.h"
 #include "commands/submission_main.h"
+#include "measure/explain.h"
 #include "measure/hints.h"
 #include "report/reporters.h"
+#include "report/timeline.h"
 #include "measure/runner.h"
 #include "platform/child_process.h"
 #include "testing_helpers.hpp"
@@ -72,6 +75,7 @@ constexpr int kIsolatedLimitSeconds = 30;
 class CourseRun {
 public:
     explicit CourseRun(const Options &options) : options_(options), settings_(runSettings(options)) {
+        settings_.explain = options.explain;
         const bool anyStudent = std::any_of(options.backends.begin(), options.backends.end(), [](const std::string &name) {
             const Backend *backend = StreamCompaction::findBackend(name);
             return backend && StreamCompaction::timedByImplementation(*backend);
@@ -227,12 +231,19 @@ private:
                                                              result.output.data(), true));
         }
         const Verdict verdict = verify(op, result, want, rulesFor(backend));
-        if (verdict.passed()) {
-            fmt::print("    passed{}\n", verdict.note.empty() ? "" : " (note: " + verdict.note + ")");
-            return {Row::Status::Passed};
-        }
-        printFailure(verdict);
-        return {Row::Status::Failed};
+        if (verdict.passed()) fmt::print("    passed{}\n", verdict.note.empty() ? "" : " (note: " + verdict.note + ")");
+        else printFailure(verdict);
+        if (result.trace) printExplanation(op, static_cast<long long>(input.size()), result);
+        return {verdict.passed() ? Row::Status::Passed : Row::Status::Failed};
+    }
+
+    // --explain: the block under a test (timeline.h); its kernels' bytes are compared with
+    // the copy ceiling, measured once in this process before the first traced call's.
+    void printExplanation(Op op, long long n, const Run &result) {
+        const Trace &trace = *result.trace;
+        if (!copy_ && trace.unavailable.empty() && !trace.hostOnly) copy_ = measureCopyCeiling(copyCeilingBytes());
+        const ExplainFigures figures{describe(op).trafficBytes(n, result.kept), copy_ ? copy_->GBs : 0};
+        for (const std::string &line : explainLines(explain(trace, figures))) fmt::print("{}\n", line);
     }
 
     // A failed result's lines: what differed, FAIL COUNT or FAIL VALUE, and the hint.
@@ -295,6 +306,7 @@ private:
     int limitSeconds_ = 0;    // a child still running after this long is killed
     std::map<std::string, Isolated> isolated_;  // by the test's header
     std::string mainNote_;  // what the submission's main.cpp does that the harness does not
+    std::optional<CopyCeiling> copy_;  // --explain: measured before the first traced GPU call's figures
 };
 
 }  // namespace

@@ -71,6 +71,7 @@ Floors measureFloors(const Options &options, const RunSettings &base) {
     Floors floors;
     RunSettings settings = base;
     settings.reps = 20;
+    settings.explain = false;
     for (Op op : options.ops) {
         for (const Backend *backend : offering(options.backends, op)) {
             if (!backend->onGpu || StreamCompaction::timedByImplementation(*backend)) continue;
@@ -133,6 +134,11 @@ CopyCeiling measureCopyCeiling(std::size_t bytes) {
     return {2.0 * double(bytes) / (copy.medianMs * 1e6), copy.noise(), copy.samples};
 }
 
+std::size_t copyCeilingBytes() {
+    const std::size_t fits = Common::freeDeviceMemory() / 2 / 2 / sizeof(int);  // two buffers in half of it
+    return sizeof(int) * std::min<std::size_t>(kCopyInts, fits);
+}
+
 Context sweepContext(const Options &options, Floors &floors, CopyCeiling &copy) {
     Context context;
     describeRun(options, context);
@@ -141,8 +147,7 @@ Context sweepContext(const Options &options, Floors &floors, CopyCeiling &copy) 
         context.gpu = deviceInfo();
         measureLaunchGapInto(context);
         Common::releaseWorkspaces();
-        const std::size_t fits = Common::freeDeviceMemory() / 2 / 2 / sizeof(int);  // two buffers in half of it
-        context.copyBytes = sizeof(int) * std::min<std::size_t>(kCopyInts, fits);
+        context.copyBytes = copyCeilingBytes();
         context.copyReps = kCopyReps;
         copy = measureCopyCeiling(context.copyBytes);
         context.copyBandwidthGBs = copy.GBs;

@@ -25,6 +25,9 @@ using Floors = std::map<std::pair<std::string, Op>, double>;
 /** The copy bandwidth measured on `bytes` (device to device, L2 flushed before each). */
 CopyCeiling measureCopyCeiling(std::size_t bytes);
 
+/** The bytes the copy ceiling is measured on: 2^28 ints, or as many as two buffers in half the free GPU memory hold. */
+std::size_t copyCeilingBytes();
+
 /**
  * The context of the sweep `options` describe, stamped now; on a GPU also the launch
  * gap, the copy ceiling (into `copy`) and the chosen back ends' floors (into `floors`),

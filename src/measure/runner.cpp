@@ -9,11 +9,13 @@
 #include <stdexcept>
 
 #include <fmt/format.h>
+#include <nvtx3/nvToolsExt.h>
 
 #include <stream_compaction/device_memory.h>
 #include <stream_compaction/errors.h>
 #include <stream_compaction/measurement.h>
 
+#include "measure/tracer.h"
 #include "reference.hpp"
 #include "testing_helpers.hpp"
 
@@ -116,6 +118,15 @@ DeviceTiming &deviceTiming() {
 
 using Clock = std::chrono::steady_clock;
 
+// An NVTX range around one call, which a profiler's timeline shows under its name.
+class CallRange {
+public:
+    explicit CallRange(const std::string &name) { nvtxRangePushA(name.c_str()); }
+    ~CallRange() { nvtxRangePop(); }
+    CallRange(const CallRange &) = delete;
+    CallRange &operator=(const CallRange &) = delete;
+};
+
 // Whether the samples so far meet the stopping rule of `settings`: enough of them, enough
 // timed work, and their median known to within +-maxNoise (medianNoise, judged on a
 // schedule by RunningMedianNoise).
@@ -134,6 +145,7 @@ struct Measurement::Cell {
     virtual void sample() = 0;
     virtual Run finish() = 0;
     virtual const void *deviceOutput() const = 0;
+    virtual Trace trace() = 0;
 };
 
 namespace {
@@ -155,7 +167,9 @@ public:
           outputs_(operation_.pairs ? 2 * n_ : n_),
           onDevice_(!StreamCompaction::takesHostArrays(backend)),
           ownTimer_(StreamCompaction::timedByImplementation(backend)),
-          output_(outputs_ + kGuardElements) {
+          output_(outputs_ + kGuardElements),
+          rangeName_(fmt::format("{} {}, n = {}", backend.name, operation_.name, n_)),
+          untimedName_(rangeName_ + " (untimed)") {
         // A call waits for the device when it returns a count to the host on the way: a
         // compaction or partition of a back end that counts on the host, and every 64-bit
         // one. The hold would then never be released.
@@ -242,18 +256,33 @@ public:
         return run;
     }
 
-private:
     void record(double ms) {
         times_.push_back(ms);
         noise_.add(ms);
     }
 
+    Trace trace() override {
+        if (!backend_.onGpu) {
+            Trace host;
+            host.hostOnly = true;
+            return host;
+        }
+        const CallRange range(rangeName_ + " (traced)");
+        std::vector<Out> scratch(onDevice_ ? 0 : outputs_ + kGuardElements);
+        Trace traced = traceCall(onDevice_ && settings_.cold, onDevice_ && hold_ ? &deviceTiming().hold : nullptr,
+                                 [&] { extraCall(scratch); });
+        traced.ownTimer = ownTimer_;
+        return traced;
+    }
+
+private:
     // One call, timed when `timed`, with the poisoning before it and the checks after it.
     void callOnce(bool timed) {
         ++calls_;
         if (onDevice_) {
             dOut_.fillBytes(kPoisonByte, outputs_ + kGuardElements);
-            const long long returned = timed ? timedDeviceCall() : call_(dOut_.get(), dIn_.get(), dKept_.get());
+            const long long returned =
+                timed ? timedDeviceCall() : namedCall(false, dOut_.get(), dIn_.get(), dKept_.get());
             std::vector<Out> guard(kGuardElements);
             SC_CUDA_CHECK(
                 cudaMemcpy(guard.data(), dOut_.get() + outputs_, kGuardElements * sizeof(Out), cudaMemcpyDeviceToHost));
@@ -269,7 +298,7 @@ private:
         } else {
             std::fill(output_.begin(), output_.end(), poisonValue<Out>());
             int kept = 0;
-            const long long returned = call_(output_.data(), held_.data(), &kept);
+            const long long returned = namedCall(timed, output_.data(), held_.data(), &kept);
             if (timed) record(hostReading());
             checkGuard(output_.data() + outputs_);
             if (operation_.returnsCount) kept_ = returned >= 0 ? returned : n_ == 0 ? 0 : kept;
@@ -290,6 +319,7 @@ private:
         const bool held = hold_;
         if (held) timing.hold.hold();
         long long returned = 0;
+        const CallRange range(rangeName_);
         try {
             timing.events.start();
             returned = call_(dOut_.get(), dIn_.get(), dKept_.get());
@@ -308,6 +338,23 @@ private:
             ++droppedSamples_;
         }
         return returned;
+    }
+
+    // A call outside the timed ones, unchecked: on the device buffers, or on host arrays
+    // into `scratch` (a submission's, outputs_ + kGuardElements long).
+    void extraCall(std::vector<Out> &scratch) {
+        if (onDevice_) {
+            call_(dOut_.get(), dIn_.get(), dKept_.get());
+            return;
+        }
+        int kept = 0;
+        call_(scratch.data(), held_.data(), &kept);
+    }
+
+    // One call in its NVTX range, named "(untimed)" for a warm-up.
+    long long namedCall(bool timed, Out *out, const int *in, int *kept) {
+        const CallRange range(timed ? rangeName_ : untimedName_);
+        return call_(out, in, kept);
     }
 
     // The reading of the back end's own timer for the call just made: the CPU's, or, timed
@@ -352,6 +399,8 @@ private:
     double spentMs_ = 0;  // wall time of this cell's timed calls, checks included
     Finding guardWrite_;
     Finding inputChange_;
+    std::string rangeName_;  // the timed calls' NVTX range: "thrust scan, n = 1048576"
+    std::string untimedName_;
 };
 
 template <typename Out, typename Call>
@@ -391,6 +440,7 @@ bool Measurement::done() const { return cell_->done(); }
 void Measurement::sample() { cell_->sample(); }
 Run Measurement::finish() { return cell_->finish(); }
 const void *Measurement::deviceOutput() const { return cell_->deviceOutput(); }
+Trace Measurement::trace() { return cell_->trace(); }
 
 Run run(const Backend &backend, Op op, const std::vector<int> &input, const RunSettings &settings) {
     std::optional<Run> result;
@@ -399,6 +449,7 @@ Run run(const Backend &backend, Op op, const std::vector<int> &input, const RunS
         measurement.warmUp();
         while (!measurement.done()) measurement.sample();
         result = measurement.finish();
+        if (settings.explain) result->trace = measurement.trace();
     } catch (const std::invalid_argument &) {
         throw;  // nothing ran
     } catch (...) {

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -11,6 +12,7 @@
 
 #include "measure/operations.h"
 #include "measure/statistics.h"
+#include "measure/trace.h"
 
 namespace Harness {
 
@@ -46,6 +48,7 @@ struct RunSettings {
     bool blockingKernel = true;  // GPU: hold the stream while a call is enqueued
     StreamCompaction::Predicate keep = StreamCompaction::Predicate::nonZero();
     bool use64BitApi = false;  // a test hook: the 64-bit entry points at any n, not only past 2^31 - 1
+    bool explain = false;      // run(): one more call after the timed ones, traced (Measurement::trace)
 };
 
 /** Whether a run of n elements calls the 64-bit entry points: past 2^31 - 1, or when settings ask. */
@@ -73,6 +76,7 @@ struct Run : Result {
     long long writtenPastCountAt = -1;
     // The last call wrote no element of its output: every one still holds the poison.
     bool untouched = false;
+    std::optional<Trace> trace;  // with RunSettings::explain: the traced call's
 };
 
 /** Elements after the output that every call must leave as poison. */
@@ -96,6 +100,8 @@ constexpr std::size_t kGuardElements = 4096;
  * must still be poison, after the first and the last the input unchanged, and after the
  * last, every output element past those the call defines must be poison too
  * (Run::outsideWrite, Run::inputChange).
+ * Every call is in an NVTX range named after the back end, the operation and the size
+ * ("thrust scan, n = 1048576"), so that a profiler's timeline labels it.
  * Throws std::invalid_argument when the back end does not offer that entry point, and
  * CudaError when CUDA fails; after an error, call Common::afterError() once the
  * measurement is destroyed.
@@ -114,6 +120,15 @@ public:
     Run finish();
     /** Where the cell's device output lies; nullptr for a back end that takes host arrays. */
     const void *deviceOutput() const;
+    /**
+     * One more call after finish(), traced (tracer.h) and never timed or checked, made as
+     * the timed calls were: on a GPU back end's device buffers after the L2 flush (when
+     * cold), with the stream held (when the timed calls were); on host arrays for a
+     * submission, whose own timer's window the trace then explains. An untraced call with
+     * CUPTI attached comes first, so that CUPTI's set-up is not in the traced one. A CPU
+     * back end is not traced (Trace::hostOnly). Where CUPTI cannot trace, the trace says why.
+     */
+    Trace trace();
 
     struct Cell;
 
@@ -122,7 +137,8 @@ private:
 };
 
 /**
- * A whole measurement of one cell (Measurement). Throws as Measurement does, after
+ * A whole measurement of one cell (Measurement), and with settings.explain its traced
+ * call (Run::trace). Throws as Measurement does, after
  * Common::afterError() has cleared the error (or marked the device lost, after a sticky
  * one).
  */

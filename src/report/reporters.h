@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "measure/device_info.h"
+#include "measure/explain.h"
 #include "measure/gpu_state.h"
 #include "measure/runner.h"
 #include "measure/statistics.h"
@@ -98,6 +99,8 @@ struct Row {
     std::optional<unsigned> temperatureC;
     std::optional<double> powerW;
     bool throttled = false;
+    // --explain: what one more call, traced after the timed ones, ran and what bounds it.
+    std::optional<Explanation> explanation;
 };
 
 /** Receives a sweep's context, then its rows op by op. */

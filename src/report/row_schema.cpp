@@ -37,6 +37,12 @@ std::string throttleField(const GpuState &state) {
     return text.empty() ? "none" : text;
 }
 
+// A figure of a row's traced call (--explain); none when it has none.
+template <typename Get>
+Value traced(const Row &row, Get get) {
+    return row.explanation && row.explanation->traced() ? Value(get(*row.explanation)) : Value();
+}
+
 Value low(const std::optional<Interval> &range) { return range ? Value(range->low) : Value(); }
 Value high(const std::optional<Interval> &range) { return range ? Value(range->high) : Value(); }
 
@@ -174,6 +180,12 @@ std::vector<Field> rowFields(const Row &r) {
         {"speedup_vs_cub", "speed-up over cub", maybe(r.speedupVsCub)},
         {"speedup_vs_cub_low", "speed-up over cub, 95% low", low(r.speedupVsCubRange)},
         {"speedup_vs_cub_high", "speed-up over cub, 95% high", high(r.speedupVsCubRange)},
+        {"kernels", "kernels in the traced call",
+         traced(r, [](const Explanation &e) { return static_cast<long long>(e.kernels); })},
+        {"kernel_ms", "time in kernels, ms", traced(r, [](const Explanation &e) { return e.kernelMs; })},
+        {"between_ms", "time between GPU work, ms", traced(r, [](const Explanation &e) { return e.betweenMs; })},
+        {"traced_ms", "the traced call, ms", traced(r, [](const Explanation &e) { return e.callMs; })},
+        {"explain", "what bounds the call", r.explanation ? Value(r.explanation->verdict) : Value()},
         {"kept", "kept", maybe(r.kept)},
         {"verified", "verified", std::string(statusName(r.status))},
         {"note", "note", r.note},

@@ -47,6 +47,34 @@ struct RowKey {
     }
 };
 
+// --explain: a line per figure with a traced call: its kernels, where its time went, its verdict.
+std::string explainTable(const std::vector<Row> &rows, const char *op, bool markdown) {
+    double largest = 0;
+    for (const Row &r : rows)
+        if (r.explanation) largest = std::max(largest, r.explanation->callMs);
+    const TimeUnit unit = timeUnitFor(largest);
+    const bool blocks = std::any_of(rows.begin(), rows.end(), [](const Row &r) { return r.blockSize; });
+    using Align = Table::Align;
+    Table table{fmt::format("{}: one traced call of each figure (--explain), {}", op, unit.name), {"size"}, {},
+                {Align::Left}};
+    if (blocks) table.header.push_back("block");
+    table.header.insert(table.header.end(), {"back end", "kernels", "in kernels", "between", "traced", "verdict"});
+    table.align.insert(table.align.end(), blocks ? 1 : 0, Align::Right);
+    table.align.insert(table.align.end(),
+                       {Align::Left, Align::Right, Align::Right, Align::Right, Align::Right, Align::Left});
+    for (const Row &r : rows) {
+        if (!r.explanation) continue;
+        const Explanation &e = *r.explanation;
+        const auto figure = [&](double ms) { return e.traced() ? unit.format(ms) : std::string("—"); };
+        std::vector<std::string> line = {sizeLabel(r.size, r.npot)};
+        if (blocks) line.push_back(r.blockSize ? std::to_string(*r.blockSize) : "—");
+        line.insert(line.end(), {r.backend, e.traced() ? std::to_string(e.kernels) : "—", figure(e.kernelMs),
+                                 figure(e.betweenMs), figure(e.callMs), e.verdict});
+        table.rows.push_back(std::move(line));
+    }
+    return markdown ? markdownTable(table) : textTable(table);
+}
+
 // Text and markdown share the tables; markdown opens with a one-line summary of the
 // context, the whole context folded under it, and puts each reason for a failure, a
 // skip or a note in a footnote on its cells ("skipped[^1]"), listed under the op's tables.
@@ -82,6 +110,9 @@ public:
         if (ratios) {
             text += render({fmt::format("{}: speed-up (over cpu, over cub)", op), {}, {}, {}},
                            [this](const Row *row) { return std::vector<std::string>{speedupCell(row)}; }, {}, "cpu");
+        }
+        if (std::any_of(rows_.begin(), rows_.end(), [](const Row &r) { return r.explanation.has_value(); })) {
+            text += explainTable(rows_, op, markdown_);
         }
         if (markdown_) {
             for (std::size_t n = 0; n < footnotes.size(); ++n)

@@ -143,10 +143,18 @@ void InputCells::finish(SweepCell &cell) {
         }
         const std::string pooled = pool(cell, result.timing);
         completeRow(cell.row, *cell.plan.backend, verdict, result, together_, shared_.options, shared_.floors);
+        if (shared_.options.explain) explainCell(cell, *last, result.kept);
         if (!pooled.empty() && cell.row.status == Row::Status::Passed) cell.row.note = joinNotes(cell.row.note, pooled);
         if (cell.plan.backend->onGpu) noteGpuState(cell.row, together_ ? beforeTogether_ : cell.before);
         mergeChildVerdicts(cell.row, shared_.children, shared_.options.processes);
     });
+}
+
+// --explain: one more call of the cell after its last round's timed calls, traced
+// (Measurement::trace), its kernels' bytes compared with the sweep's copy ceiling.
+void InputCells::explainCell(SweepCell &cell, Measurement &measurement, long long kept) const {
+    const ExplainFigures figures{describe(input_.op).trafficBytes(cell.row.size, kept), shared_.copy.GBs};
+    cell.row.explanation = explain(measurement.trace(), figures);
 }
 
 // The cell's figures from its rounds (poolRounds), then from every process (poolProcesses),

@@ -87,6 +87,7 @@ private:
     void runAlone(std::size_t i);
     bool start(SweepCell &cell);
     void finish(SweepCell &cell);
+    void explainCell(SweepCell &cell, Measurement &measurement, long long kept) const;
     std::string pool(SweepCell &cell, Statistics &timing) const;
     template <typename Step>
     bool attempt(SweepCell &cell, Step step);

@@ -1,0 +1,211 @@
+#include "commands/explain.h"
+
+#include <cerrno>
+#include <cstring>
+#include <functional>
+#include <stdexcept>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <stream_compaction/errors.h>
+#include <stream_compaction/launch.h>
+#include <stream_compaction/student.h>
+
+#include "cli/cli.h"
+#include "measure/context.h"
+#include "measure/explain.h"
+#include "measure/runner.h"
+#include "report/timeline.h"
+#include "testing_helpers.hpp"
+
+namespace Harness {
+
+namespace {
+
+constexpr const char *kProgram = "cis565_stream_compaction explain";
+constexpr const char *kUsage =
+    "usage: cis565_stream_compaction explain --backends NAMES --op OP [--size N] [--block-size B] [--seed S] "
+    "[--hot] [--trace FILE.json]";
+constexpr int kTimedCalls = 5;
+
+constexpr const char *kHelp =
+    "Times each back end's operation (one untimed call, then 5 timed ones), checks it, then traces one call\n"
+    "more with CUPTI and prints its timeline: each kernel, copy and allocating or waiting runtime call with\n"
+    "its start (from the call's start), its duration and a bar drawn to scale; then the kernel count, the\n"
+    "time in kernels, in copies, in runtime calls and between them, the kernels' bytes against the copy\n"
+    "ceiling, and a verdict (docs/explain.md).\n"
+    "\n"
+    "  --backends NAMES  comma-separated back ends (course submissions' student-* with STUDENT=DIR)\n"
+    "  --op OP           scan, compact, partition, sort, sort-pairs or sort-unsigned\n"
+    "  --size N          1048576, 2^20 or 1M (default 2^20)\n"
+    "  --block-size B    threads per block of the back ends that take one (default 128)\n"
+    "  --seed S          seed of the random input (default 565)\n"
+    "  --hot             leave the L2 cache warm before each call (default: flushed)\n"
+    "  --trace FILE.json also write the traced calls in the Chrome trace-event format, which\n"
+    "                    ui.perfetto.dev and chrome://tracing open\n"
+    "\n"
+    "Exit status: 0 a call was traced, 1 a CUDA error or a trace file not written, 2 bad input,\n"
+    "3 no call could be traced (no CUDA device, or CUPTI held by another profiler).\n";
+
+// Bad input: the message is the one line the command prints before exiting 2.
+struct BadInput : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+struct ExplainOptions {
+    std::vector<std::string> backends;
+    Op op = Op::Scan;
+    long long size = 1 << 20;
+    int blockSize = 128;
+    std::uint64_t seed = 565;
+    bool hot = false;
+    std::string traceFile;
+    bool help = false;
+};
+
+// A flag's text stored through `parse`, whose std::invalid_argument becomes bad input
+// naming the flag.
+template <typename Parse>
+std::function<void(const std::string &)> stored(const char *flag, Parse parse) {
+    return [flag, parse](const std::string &text) {
+        try {
+            parse(text);
+        } catch (const std::invalid_argument &e) {
+            throw BadInput(fmt::format("{}: {}", flag, e.what()));
+        }
+    };
+}
+
+void checkChoices(const ExplainOptions &o) {
+    if (o.backends.empty()) throw BadInput(fmt::format("--backends is required; {}", kUsage));
+    for (const std::string &name : o.backends) {
+        const StreamCompaction::Backend *backend = StreamCompaction::findBackend(name);
+        if (!backend) {
+            throw BadInput("--backends: " + unknownNameMessage("back end", "back ends", name, allBackendNames()));
+        }
+        if (StreamCompaction::timedByImplementation(*backend) && !StreamCompaction::Student::problem().empty()) {
+            const std::string &problem = StreamCompaction::Student::problem();
+            throw BadInput(fmt::format("--backends: {}: {}", name, problem.substr(0, problem.find('\n'))));
+        }
+        if (!(pastIntSizes(o.size) ? offers64(*backend, o.op) : offers(*backend, o.op))) {
+            throw BadInput(
+                fmt::format("--backends: {} offers no {} at n = {}", name, opName(o.op), formatSize(o.size)));
+        }
+    }
+    if (!o.traceFile.empty() && formatForPath(o.traceFile) != Format::Json) {
+        throw BadInput(fmt::format("--trace: '{}' is not a .json file; name the trace FILE.json", o.traceFile));
+    }
+}
+
+ExplainOptions parseArgs(const std::vector<std::string> &args) {
+    ExplainOptions o;
+    bool opGiven = false;
+    CLI::App app{"", kProgram};
+    app.set_help_flag();  // the command's own help text (kHelp)
+    app.add_flag("-h,--help", o.help);
+    app.add_option("--backends", o.backends)->delimiter(',');
+    app.add_option_function<std::string>("--op", stored("--op", [&](const std::string &t) {
+                                             o.op = parseOp(t);
+                                             opGiven = true;
+                                         }));
+    app.add_option_function<std::string>("--size",
+                                         stored("--size", [&](const std::string &t) { o.size = parseSize(t); }));
+    app.add_option_function<std::string>(
+        "--block-size", stored("--block-size", [&](const std::string &t) { o.blockSize = parseBlockSize(t); }));
+    app.add_option_function<std::string>("--seed", stored("--seed", [&](const std::string &t) {
+                                             if (!parseSeed(t)) {
+                                                 throw std::invalid_argument(fmt::format(
+                                                     "'{}' is not a seed; use a whole number from 0 to 2^64 - 1", t));
+                                             }
+                                             o.seed = *parseSeed(t);
+                                         }));
+    app.add_flag("--hot", o.hot);
+    app.add_option("--trace", o.traceFile);
+    std::vector<const char *> argv = {kProgram};
+    for (const std::string &arg : args) argv.push_back(arg.c_str());
+    try {
+        app.parse(static_cast<int>(argv.size()), argv.data());
+    } catch (const CLI::ParseError &e) {
+        throw BadInput(fmt::format("{}; {}", e.what(), kUsage));
+    }
+    if (o.help) return o;
+    if (!opGiven) throw BadInput(fmt::format("--op is required; {}", kUsage));
+    checkChoices(o);
+    return o;
+}
+
+// One back end's traced call, its timeline printed to `out`; false when it could not be traced.
+bool explainOne(const StreamCompaction::Backend &backend, const ExplainOptions &o, const std::vector<int> &input,
+                const CopyCeiling &copy, std::FILE *out, std::vector<NamedTrace> &traced) {
+    const std::string title = fmt::format("{} {}, n = {}", backend.name, opName(o.op), formatSize(o.size));
+    if (backend.onGpu && !StreamCompaction::Common::deviceAvailable()) {
+        fmt::print(out, "{}\nverdict: unavailable: no CUDA device\n\n", title);
+        return false;
+    }
+    RunSettings settings;
+    settings.reps = kTimedCalls;
+    settings.cold = !o.hot;
+    settings.explain = true;
+    const Run result = run(backend, o.op, input, settings);
+    const Verdict verdict = verify(o.op, result, expected(o.op, input, settings.keep, uses64BitApi(o.size, settings)));
+    const Explanation explanation =
+        explain(*result.trace, {describe(o.op).trafficBytes(o.size, result.kept), copy.GBs});
+    const std::string heading =
+        fmt::format("{}: the call traced after {} timed ones (median {:.4g} ms{}); result {}", title, kTimedCalls,
+                    result.timing.medianMs, result.timing.byImplementation ? ", timed by the implementation" : "",
+                    verdict.passed() ? "passed" : "FAIL: " + verdict.detail);
+    fmt::print(out, "{}\n", timelineText(heading, *result.trace, explanation));
+    if (!explanation.traced()) return false;
+    traced.push_back({title, *result.trace, explanation});
+    return true;
+}
+
+void writeTrace(const std::string &path, const std::vector<NamedTrace> &traced, std::FILE *out) {
+    const auto failed = [&path] {
+        return std::runtime_error(fmt::format("cannot write '{}': {}", path, std::strerror(errno)));
+    };
+    std::FILE *file = std::fopen(path.c_str(), "w");
+    if (!file) throw failed();
+    const bool written = std::fputs(chromeTrace(traced).c_str(), file) >= 0;
+    if (std::fclose(file) != 0 || !written) throw failed();
+    fmt::print(out, "trace: {} ({} call{}; open it in ui.perfetto.dev or chrome://tracing)\n", path, traced.size(),
+               traced.size() == 1 ? "" : "s");
+}
+
+}  // namespace
+
+int runExplain(const std::vector<std::string> &args, std::FILE *out, std::FILE *err) {
+    StreamCompaction::Student::load();  // its student-* rows, before the names are checked
+    try {
+        const ExplainOptions o = parseArgs(args);
+        if (o.help) {
+            fmt::print(out, "{}\n\n{}", kUsage, kHelp);
+            return 0;
+        }
+        StreamCompaction::Common::setBlockSize(o.blockSize);
+        TestingHelpers::setSeed(o.seed);
+        const std::vector<int> input = randomInput(o.op, o.size);
+        const CopyCeiling copy =
+            StreamCompaction::Common::deviceAvailable() ? measureCopyCeiling(copyCeilingBytes()) : CopyCeiling{};
+        std::vector<NamedTrace> traced;
+        for (const std::string &name : o.backends) {
+            explainOne(*StreamCompaction::findBackend(name), o, input, copy, out, traced);
+        }
+        if (!o.traceFile.empty() && !traced.empty()) writeTrace(o.traceFile, traced, out);
+        if (!o.traceFile.empty() && traced.empty()) {
+            fmt::print(out, "trace: {} not written: no call was traced\n", o.traceFile);
+        }
+        std::fflush(out);
+        return traced.empty() ? kExitNothingRan : 0;
+    } catch (const BadInput &e) {
+        fmt::print(err, "{}: {}\n", kProgram, e.what());
+        return kExitBadInput;
+    } catch (const std::exception &e) {
+        std::fflush(out);
+        fmt::print(err, "{}: error: {}\n", kProgram, e.what());
+        return 1;
+    }
+}
+
+}  // namespace Harness

@@ -237,6 +237,9 @@ case "$check" in
     count "$dir/out" "      runtime calls: 1 cudaMalloc " 2
     count "$dir/out" "    explain: most of the time in 3 cudaMalloc, 2 cudaMemcpy and 3 cudaFree inside the timer (" 2
     count "$dir/out" "    explain: most of the time in 1 cudaMalloc, 2 cudaMemcpy, 2 cudaMemset and 1 cudaFree inside the timer (" 2
+    # And a hint under each: what the timer brackets, and what to move out of it.
+    count "$dir/out" "    hint: your timer brackets 3 cudaMalloc, 2 cudaMemcpy and 3 cudaFree (" 2
+    count "$dir/out" "    hint: your timer brackets 1 cudaMalloc, 2 cudaMemcpy, 2 cudaMemset and 1 cudaFree (" 2
     ;;
   hangs)
     # tests/fixtures/hangs in the course run, each of its tests in a child process: a scan
@@ -343,8 +346,18 @@ assert len(t) == 51 and (t["outcome"] == "passed").all() and str(t["n"].dtype) =
     "$GFM_CHECK" "$md" && echo "ok: GitHub renders its tables" || fail "gfm_check: $md"
     [ -s "$dir/perf/data/sizes.json" ] && [ -s "$dir/perf/data/course-run.txt" ] || fail "no data/sizes.json or data/course-run.txt"
     if "$program" --size 4 --backends naive | grep -q "skipped: no CUDA device"; then
+      gpu=0
       expect "$dir/out" "left out: the block sizes, the GPU's figures and Thrust's timeline: no CUDA device"
       expect "$md" "Not measured: no CUDA device."
+    else
+      # Its GPU functions are not offered: the block sizes say so, and Thrust's timeline is
+      # the project's, traced (unless another tool holds CUPTI).
+      gpu=1
+      expect "$md" "Not measured: the naive and work-efficient functions are not offered."
+      grep -q "^Not traced (unavailable" "$md" || {
+        expect "$md" "The same as a trace: [thrust-scan-timeline.json](thrust-scan-timeline.json)"
+        [ -s "$dir/perf/thrust-scan-timeline.json" ] || fail "no thrust-scan-timeline.json"
+      }
     fi
     if /usr/bin/python3 -c 'import matplotlib' 2>/dev/null; then
       [ -s "$dir/perf/sizes-scan-time.png" ] || fail "no sizes-scan-time.png"
@@ -356,6 +369,11 @@ assert len(t) == 51 and (t["outcome"] == "passed").all() and str(t["n"].dtype) =
     env -u SC_STUDENT_LIBRARY "$program" report --quick --quiet --out "$dir/own" >"$dir/out" 2>"$dir/err" ||
       fail "report without a submission: exit $?: $(cat "$dir/err")"
     expect "$dir/own/performance.md" "These are the project's own course back ends, not a student's"
+    if [ "$gpu" -eq 1 ] && ! grep -q "were not traced (unavailable" "$dir/own/performance.md"; then
+      expect "$dir/own/performance.md" "- **work-efficient scan**: "
+      expect "$dir/own/performance.md" "Traced at 2^22: "
+      expect "$dir/own/performance.md" "| block size | naive scan, power-of-two | naive scan, non-power-of-two |"
+    fi
     "$GFM_CHECK" "$dir/own/performance.md" || fail "gfm_check: $dir/own/performance.md"
     "$program" report --quick --out >"$dir/out" 2>"$dir/err"
     [ $? -eq 2 ] && [ "$(wc -l <"$dir/err")" -eq 1 ] && echo "ok: $(cat "$dir/err")" || fail "report --out without a folder"

@@ -137,6 +137,21 @@ TEST(Hints, FailuresOnlyAtSizesThatAreNotAPowerOfTwo) {
               "power of two");
 }
 
+// --explain on a submission whose timer brackets allocations and copies: a hint that
+// names them and says what to move out of the timer; none for any other verdict.
+TEST(Hints, ATimerThatBracketsAllocationsAndCopies) {
+    Harness::Explanation inside;
+    inside.bound = Harness::Bound::InsideTimer;
+    inside.verdict = "most of the time in 3 cudaMalloc, 2 cudaMemcpy and 3 cudaFree inside the timer (85% of the call)";
+    EXPECT_EQ(Harness::timerHint(inside),
+              "your timer brackets 3 cudaMalloc, 2 cudaMemcpy and 3 cudaFree (85% of the call): start it after the "
+              "copies in, stop it before the copy out, and allocate outside it, so that it times the algorithm");
+    Harness::Explanation launch;
+    launch.bound = Harness::Bound::LaunchBound;
+    launch.verdict = "launch-bound: 21 kernels, 78% of the call between them";
+    EXPECT_EQ(Harness::timerHint(launch), "");
+}
+
 // What the course's main.cpp passes: a compaction's elements past its count, and an
 // element left unwritten where the output's zeroing gives the right value.
 TEST(CourseRules, AWritePastTheCountIsANote) {

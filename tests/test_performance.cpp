@@ -124,18 +124,36 @@ TEST(Performance, TheBlockSizeTableMarksEachColumnsFastest) {
 
 TEST(Performance, TheArraySizesSayWhereTheGpuPassesTheCpuAndHowFarFromTheCopy) {
     const std::string md = Harness::performanceMarkdown(inputsOf());
-    EXPECT_TRUE(has(md, "![scan time against array size](sizes-scan-time.png)\n"));
     EXPECT_FALSE(has(md, "sizes-scan-bandwidth.png"));  // not among the images
-    EXPECT_TRUE(has(md, "| n | cpu scan | naive scan | work-efficient scan | thrust scan | decoupled look-back scan | cub scan |"));
-    EXPECT_TRUE(has(md, "Faster than the cpu scan: the naive scan from 2^16 on; the work-efficient scan from 2^16 on; "
-                        "the thrust scan from 2^14 on."));
-    EXPECT_TRUE(has(md, "At 2^26, against a device-to-device copy measured in the same run (4000 GB/s), the scans move "
-                        "their bytes at: thrust scan 67%, work-efficient scan 9.6%, naive scan 1.5%, decoupled "
-                        "look-back scan 96%, cub scan 72%."));
-    EXPECT_TRUE(has(md, "From 2^24 to 2^26 (×4 n) the times grow by: cpu scan ×4.0, naive scan ×4.3"));
-    // Flat while the launch floor dominates.
-    EXPECT_TRUE(has(md, "the naive scan up to 2^16, the work-efficient scan up to 2^20, the thrust scan up to 2^20;"));
-    EXPECT_TRUE(has(md, "Faster than the cpu compact: the work-efficient compact from 2^16 on."));
+    const char *parts[] = {
+        "![scan time against array size](sizes-scan-time.png)\n",
+        "| n | cpu scan | naive scan | work-efficient scan | thrust scan | decoupled look-back scan | cub scan |",
+        "Faster than the cpu scan: the naive scan from 2^16 on; the work-efficient scan from 2^16 on; the thrust scan "
+        "from 2^14 on.",
+        "At 2^26, against a device-to-device copy measured in the same run (4000 GB/s), the scans move their bytes at: "
+        "thrust scan 67%, work-efficient scan 9.6%, naive scan 1.5%, decoupled look-back scan 96%, cub scan 72%.",
+        "From 2^24 to 2^26 (×4 n) the times grow by: cpu scan ×4.0, naive scan ×4.3",
+        // Flat while the launch floor dominates.
+        "the naive scan up to 2^16, the work-efficient scan up to 2^20, the thrust scan up to 2^20;",
+        "Faster than the cpu compact: the work-efficient compact from 2^16 on.",
+    };
+    for (const char *part : parts) EXPECT_TRUE(has(md, part)) << part;
+}
+
+// Rows of `backend`'s scan explained: `small` at 2^10, `large` at 2^26, `middle` between.
+void explainRows(Harness::PerformanceInputs &inputs, const std::string &backend, const std::string &small,
+                 const std::string &middle, const std::string &large) {
+    for (Row &row : inputs.sizes->rows) {
+        if (row.backend != backend || row.op != Op::Scan) continue;
+        Harness::Explanation e;
+        e.verdict = row.size == 1 << 10 ? small : row.size == 1 << 26 ? large : middle;
+        e.bound = Harness::boundOfVerdict(e.verdict);
+        e.kernels = 26;
+        e.callMs = row.timing.medianMs;
+        e.kernelMs = 0.9 * e.callMs;
+        e.betweenMs = 0.1 * e.callMs;
+        row.explanation = e;
+    }
 }
 
 TEST(Performance, TheBottlenecksTakeTheExplainDataWhereThereIsSome) {
@@ -144,17 +162,38 @@ TEST(Performance, TheBottlenecksTakeTheExplainDataWhereThereIsSome) {
     EXPECT_TRUE(has(md, "- **thrust scan**: 0.202 ms at 2^26, 2661.2 GB/s (67% of the copy): close to what memory can "
                         "move, so memory I/O bounds it.\n"));
     EXPECT_TRUE(has(md, "- **cpu scan**: 67.1 ms at 2^26, 8.0 GB/s on one CPU core.\n"));
-    EXPECT_TRUE(has(md, "are not traced in this report"));
-    EXPECT_TRUE(has(md, "### 4. Thrust's timeline\n\nNot traced in this report."));
-    inputs.explained["naive scan"] = {"13 kernels per call, 80% of the call between them."};
+    EXPECT_TRUE(has(md, "were not traced; the sentences above come from the times alone."));
+    EXPECT_TRUE(has(md, "### 4. Thrust's timeline\n\nNot traced. `nsys profile"));
+    explainRows(inputs, "naive", "launch-bound: 26 kernels, 80% of the call between them",
+                "kernel-bound: 26 kernels busy 90% of the call", "kernel-bound: 26 kernels busy 90% of the call");
+    explainRows(inputs, "efficient", "most of the time in 2 cudaMalloc and 2 cudaMemcpy inside the timer (85% of the call)",
+                "most of the time in 2 cudaMalloc and 2 cudaMemcpy inside the timer (85% of the call)",
+                "most of the time in 2 cudaMalloc and 2 cudaMemcpy inside the timer (60% of the call)");
     inputs.thrustTimeline = "kernel 1  0.004 ms\nkernel 2  0.006 ms\n";
-    inputs.thrustTrace = "thrust-scan.json";
+    inputs.thrustTrace = "thrust-scan-timeline.json";
     md = Harness::performanceMarkdown(inputs);
-    EXPECT_TRUE(has(md, "inside its timer. 13 kernels per call, 80% of the call between them.\n"));
-    EXPECT_FALSE(has(md, "are not traced in this report"));
+    EXPECT_TRUE(has(md, "inside its timer. Traced at 2^26: kernel-bound: 26 kernels busy 90% of the call; 26 kernels, "
+                        "7.87 ms in them and 0.874 ms between them, of 8.74 ms. At 2^10: launch-bound: 26 kernels, "
+                        "80% of the call between them.\n"));
+    EXPECT_TRUE(has(md, "Traced at 2^26: most of the time in 2 cudaMalloc and 2 cudaMemcpy inside the timer (60% of the "
+                        "call); 26 kernels, 1.25 ms in them and 0.139 ms between them, of 1.39 ms. Hint: your timer "
+                        "brackets 2 cudaMalloc and 2 cudaMemcpy (60% of the call): start it after the copies in"));
+    EXPECT_FALSE(has(md, "were not traced"));
     EXPECT_TRUE(has(md, "```text\nkernel 1  0.004 ms\nkernel 2  0.006 ms\n```\n"));
-    EXPECT_TRUE(has(md, "[thrust-scan.json](thrust-scan.json)"));
+    EXPECT_TRUE(has(md, "[thrust-scan-timeline.json](thrust-scan-timeline.json)"));
     EXPECT_TRUE(GfmCheck::problems(md).empty());
+    // Where CUPTI could not trace: the reason.
+    Harness::Explanation untraced;
+    untraced.unavailable = "another tool holds CUPTI";
+    untraced.verdict = "unavailable: another tool holds CUPTI";
+    for (Row &row : inputs.sizes->rows) {
+        if (row.explanation) row.explanation = untraced;
+    }
+    inputs.thrustTimeline.clear();
+    inputs.thrustUntraced = "unavailable: another tool holds CUPTI";
+    md = Harness::performanceMarkdown(inputs);
+    EXPECT_TRUE(has(md, "were not traced (unavailable: another tool holds CUPTI); the sentences above"));
+    EXPECT_TRUE(has(md, "Not traced (unavailable: another tool holds CUPTI). `nsys profile"));
 }
 
 TEST(Performance, WithoutAGpuTheCpuPartsAlone) {
@@ -167,6 +206,7 @@ TEST(Performance, WithoutAGpuTheCpuPartsAlone) {
     inputs.sizes = cpuOnly;
     inputs.backends.student = true;
     inputs.skipped = {"the block sizes, the GPU's figures and Thrust's timeline: no CUDA device"};
+    inputs.blocksMissing = "no CUDA device";
     const std::string md = Harness::performanceMarkdown(inputs);
     EXPECT_TRUE(has(md, "measured on no GPU by"));
     EXPECT_TRUE(has(md, "Left out: the block sizes, the GPU's figures and Thrust's timeline: no CUDA device.\n"));

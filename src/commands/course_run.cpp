@@ -243,7 +243,10 @@ private:
         const Trace &trace = *result.trace;
         if (!copy_ && trace.unavailable.empty() && !trace.hostOnly) copy_ = measureCopyCeiling(copyCeilingBytes());
         const ExplainFigures figures{describe(op).trafficBytes(n, result.kept), copy_ ? copy_->GBs : 0};
-        for (const std::string &line : explainLines(explain(trace, figures))) fmt::print("{}\n", line);
+        const Explanation explanation = explain(trace, figures);
+        for (const std::string &line : explainLines(explanation)) fmt::print("{}\n", line);
+        const std::string hint = trace.ownTimer ? timerHint(explanation) : "";
+        if (!hint.empty()) fmt::print("    hint: {}\n", hint);
     }
 
     // A failed result's lines: what differed, FAIL COUNT or FAIL VALUE, and the hint.

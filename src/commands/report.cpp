@@ -33,6 +33,8 @@ namespace {
 
 constexpr const char *kProgram = "cis565_stream_compaction report";
 constexpr const char *kUsage = "usage: cis565_stream_compaction report [--out DIR] [--quick] [--quiet]";
+// Thrust's scan traced, beside performance.md, which links it.
+constexpr const char *kTraceFile = "thrust-scan-timeline.json";
 
 // scripts/plot of the source tree the program was built from (CMakeLists.txt).
 #ifdef SC_PLOT_SCRIPT
@@ -155,10 +157,22 @@ Step sizesStep(const Plan &plan, int blockSize) {
     std::vector<std::string> names = plan.backends.course();
     names.insert(names.end(), plan.backends.references.begin(), plan.backends.references.end());
     if (!plan.gpu) names = {plan.backends.cpu};
-    return sweepStep(plan, "array sizes",
-                     {"--sizes", plan.quick ? "2^10:2^22:2" : "2^10:2^26:2", "--no-npot", "--block-size",
-                      std::to_string(blockSize), "--backends", fmt::format("{}", fmt::join(names, ","))},
-                     "sizes");
+    std::vector<std::string> args = {"--sizes", plan.quick ? "2^10:2^22:2" : "2^10:2^26:2", "--no-npot",
+                                     "--block-size", std::to_string(blockSize), "--backends",
+                                     fmt::format("{}", fmt::join(names, ","))};
+    if (plan.gpu) args.push_back("--explain");  // one more call of each cell, traced
+    return sweepStep(plan, "array sizes", std::move(args), "sizes");
+}
+
+// The Thrust scan whose timeline section 4 shows: the submission's, else the project's.
+std::string thrustOf(const CourseBackends &backends) {
+    const StreamCompaction::Backend *row = StreamCompaction::findBackend(backends.thrust);
+    return row && row->scan ? backends.thrust : "thrust";
+}
+
+Step timelineStep(const Plan &plan, const fs::path &trace) {
+    return {"Thrust's timeline",
+            {"explain", "--backends", thrustOf(plan.backends), "--op", "scan", "--size", "2^20", "--trace", trace.string()}};
 }
 
 // Whether a line of a step's output is one of its units: a sweep's CSV row (after the
@@ -232,9 +246,10 @@ std::string lastLine(const std::string &output) {
     return last;
 }
 
-// A sweep's JSON report read back; none, with why in `skipped`, when the run left none.
+// A sweep's JSON report read back; none when the run left none, with why in `missing`
+// and, named by `what`, in `skipped`.
 std::optional<JsonReport> readBack(const fs::path &path, const Ran &ran, const std::string &what,
-                                   std::vector<std::string> &skipped) {
+                                   std::vector<std::string> &skipped, std::string &missing) {
     std::ifstream in(path);
     try {
         if (!in) throw std::runtime_error("no report");
@@ -242,40 +257,70 @@ std::optional<JsonReport> readBack(const fs::path &path, const Ran &ran, const s
         if (ran.exit.signal == 0) return report;
     } catch (const std::runtime_error &) {
     }
-    skipped.push_back(ran.exit.signal ? fmt::format("{}: the run ended by {}", what, signalText(ran.exit.signal))
-                                      : fmt::format("{}: {}", what, lastLine(ran.output)));
+    missing = ran.exit.signal ? "the run ended by " + signalText(ran.exit.signal) : lastLine(ran.output);
+    skipped.push_back(what + ": " + missing);
     return std::nullopt;
 }
 
-// The course's tests, the block sizes (with a GPU) and the array sizes, at the block size
-// the work-efficient scan was fastest at; each run's own files under plan.data.
+// Section 4 from the explain subcommand's run: its timeline (the lines before the one that
+// names the trace file) and the trace file beside performance.md, or why it has none.
+void addTimeline(PerformanceInputs &inputs, const Ran &ran, const Plan &plan) {
+    std::istringstream lines(ran.output);
+    std::string timeline;
+    for (std::string line; std::getline(lines, line);) {
+        if (line.rfind("trace: ", 0) != 0) timeline += line + "\n";
+    }
+    if (ran.exit.status == 0 && fs::exists(plan.data.parent_path() / kTraceFile)) {
+        inputs.thrustTimeline = timeline;
+        inputs.thrustTrace = kTraceFile;
+        return;
+    }
+    // Its verdict line says why ("verdict: unavailable: CUPTI ..."), else how the run ended.
+    const std::size_t verdict = timeline.find("verdict: ");
+    inputs.thrustUntraced = ran.exit.signal ? "the run ended by " + signalText(ran.exit.signal) : lastLine(ran.output);
+    if (verdict != std::string::npos) {
+        inputs.thrustUntraced = timeline.substr(verdict + 9, timeline.find('\n', verdict) - verdict - 9);
+    }
+}
+
+// The course's tests, the block sizes (with a GPU), the array sizes at the block size the
+// work-efficient scan was fastest at, and Thrust's timeline (with a GPU); each run's own
+// files under plan.data.
 PerformanceInputs measure(const Plan &plan, const ReportOptions &options, std::FILE *err) {
     PerformanceInputs inputs;
     inputs.backends = plan.backends;
     inputs.whose = plan.whose;
     inputs.command = fmt::format("cis565_stream_compaction report{}{}", options.quick ? " --quick" : "",
                                  options.out == "performance" ? "" : " --out " + options.out);
-    std::vector<Step> steps = {courseStep(plan)};
-    if (plan.gpu) steps.push_back(blocksStep(plan));
-    steps.push_back(sizesStep(plan, 128));
-    long long total = 0;
-    for (const Step &step : steps) total += step.units;
-    Runner runner(total, static_cast<int>(steps.size()), options, err);
-    const Ran course = runner.run(steps.front());
-    inputs.testOutput = course.output;
-    std::ofstream(plan.data / "course-run.txt") << course.output;
-    if (course.exit.signal) inputs.skipped.push_back("the tests: the run ended by " + signalText(course.exit.signal));
+    const std::vector<std::string> blockNames = {plan.backends.naive, plan.backends.efficient};
+    const bool offered = !offering(blockNames, Op::Scan).empty() || !offering(blockNames, Op::Compact).empty();
+    const Step course = courseStep(plan);
+    const std::optional<Step> blocks = plan.gpu && offered ? std::optional(blocksStep(plan)) : std::nullopt;
+    Step sizes = sizesStep(plan, 128);
+    const std::optional<Step> timeline =
+        plan.gpu ? std::optional(timelineStep(plan, plan.data.parent_path() / kTraceFile)) : std::nullopt;
+    Runner runner(course.units + (blocks ? blocks->units : 0) + sizes.units + (timeline ? 1 : 0),
+                  2 + (blocks ? 1 : 0) + (timeline ? 1 : 0), options, err);
+    const Ran tests = runner.run(course);
+    inputs.testOutput = tests.output;
+    std::ofstream(plan.data / "course-run.txt") << tests.output;
+    if (tests.exit.signal) inputs.skipped.push_back("the tests: the run ended by " + signalText(tests.exit.signal));
     int block = 128;
-    if (plan.gpu) {
-        inputs.blocks = readBack(plan.data / "blocks.json", runner.run(steps[1]), "block sizes", inputs.skipped);
+    if (!plan.gpu) {
+        inputs.blocksMissing = "no CUDA device";
+        inputs.skipped.push_back("the block sizes, the GPU's figures and Thrust's timeline: no CUDA device");
+    } else if (!blocks) {
+        inputs.blocksMissing = "the naive and work-efficient functions are not offered";
+    } else {
+        inputs.blocks = readBack(plan.data / "blocks.json", runner.run(*blocks), "block sizes", inputs.skipped,
+                                 inputs.blocksMissing);
         if (inputs.blocks) block = bestBlockSize(*inputs.blocks, plan.backends.efficient, Op::Scan).value_or(block);
         inputs.sizesBlockSize = block;
-    } else {
-        inputs.skipped.push_back("the block sizes, the GPU's figures and Thrust's timeline: no CUDA device");
     }
-    Step sizes = sizesStep(plan, block);
-    sizes.units = steps.back().units;
-    inputs.sizes = readBack(plan.data / "sizes.json", runner.run(sizes), "array sizes", inputs.skipped);
+    sizes.args = sizesStep(plan, block).args;
+    inputs.sizes = readBack(plan.data / "sizes.json", runner.run(sizes), "array sizes", inputs.skipped,
+                            inputs.sizesMissing);
+    if (timeline) addTimeline(inputs, runner.run(*timeline), plan);
     return inputs;
 }
 

@@ -71,6 +71,22 @@ std::string failureHint(Op op, const Run &actual, const Expected &expected) {
     return unwrittenHint(actual.output, expected.output);
 }
 
+std::string timerHint(const Explanation &explanation) {
+    if (explanation.bound != Bound::InsideTimer) return "";
+    // The verdict: "most of the time in 3 cudaMalloc and 2 cudaMemcpy inside the timer (85% of the call)".
+    const std::string &verdict = explanation.verdict;
+    const std::string opening = "most of the time in ", inside = " inside the timer (", closing = " of the call)";
+    const std::size_t calls = verdict.find(inside);
+    const std::size_t share = verdict.find(closing, calls);
+    const std::string what = calls != std::string::npos && share != std::string::npos
+                                 ? fmt::format("{} ({} of the call)", verdict.substr(opening.size(), calls - opening.size()),
+                                               verdict.substr(calls + inside.size(), share - calls - inside.size()))
+                                 : "allocations or copies";
+    return fmt::format("your timer brackets {}: start it after the copies in, stop it before the copy out, and "
+                       "allocate outside it, so that it times the algorithm",
+                       what);
+}
+
 std::string sizeHint(const std::vector<SizeOutcome> &outcomes) {
     std::vector<long long> failing;
     bool powerOfTwoPassed = false;

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "measure/explain.h"
 #include "measure/runner.h"
 
 namespace Harness {
@@ -32,5 +33,12 @@ struct SizeOutcome {
  * course run's two sizes), or the same naming the failing sizes; else "".
  */
 std::string sizeHint(const std::vector<SizeOutcome> &outcomes);
+
+/**
+ * For a submission's traced call (--explain) whose time went mostly to allocations, frees
+ * and host copies inside its own timer: "your timer brackets 3 cudaMalloc, 2 cudaMemcpy
+ * and 3 cudaFree (85% of the call): ..."; else "".
+ */
+std::string timerHint(const Explanation &explanation);
 
 }  // namespace Harness

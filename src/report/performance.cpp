@@ -9,6 +9,7 @@
 
 #include <stream_compaction/backends.h>
 
+#include "measure/hints.h"
 #include "report/tables.h"
 
 namespace Harness {
@@ -33,6 +34,9 @@ std::string cellOf(const Row *row) {
     if (row->status == Row::Status::Skipped) return "skipped";
     return threeDigits(row->timing.medianMs);
 }
+
+// A section's line when its sweep did not run: "Not measured: no CUDA device."
+std::string missing(const std::string &why) { return why.empty() ? "Not measured.\n\n" : "Not measured: " + why + ".\n\n"; }
 
 std::string percent(double fraction) {
     return fraction >= 0.1 ? fmt::format("{:.0f}%", 100 * fraction) : fmt::format("{:.1f}%", 100 * fraction);
@@ -129,10 +133,10 @@ std::string blockTable(const JsonReport &blocks, const std::vector<BlockColumn> 
 
 std::string blockSection(const PerformanceInputs &inputs) {
     std::string out = "### 1. Block size optimisation\n\n";
-    if (!inputs.blocks) return out + "Not measured: no CUDA device.\n\n";
+    if (!inputs.blocks) return out + missing(inputs.blocksMissing);
     const CourseBackends &b = inputs.backends;
     const std::vector<BlockColumn> columns = blockColumns(*inputs.blocks, b);
-    if (columns.empty()) return out + "Not measured: the naive and work-efficient functions are not offered.\n\n";
+    if (columns.empty()) return out + missing("the naive and work-efficient functions are not offered");
     out += blockTable(*inputs.blocks, columns);
     std::vector<std::string> best;
     std::vector<std::string> fixed;
@@ -255,7 +259,7 @@ std::string trend(const std::vector<Row> &rows, Op op, const std::vector<std::st
 
 std::string sizesSection(const PerformanceInputs &inputs) {
     std::string out = "### 2. Array size: the GPU against the CPU\n\n";
-    if (!inputs.sizes) return out + "Not measured.\n\n";
+    if (!inputs.sizes) return out + missing(inputs.sizesMissing);
     const CourseBackends &b = inputs.backends;
     std::vector<std::string> names = b.course();
     names.insert(names.end(), b.references.begin(), b.references.end());
@@ -304,24 +308,63 @@ std::string measured(const JsonReport &sizes, const std::string &name, Op op, bo
                   "passes, launches, or allocations and copies inside its timer.";
 }
 
+// A back end's op's passed rows whose call was traced (--explain), ascending in size.
+std::vector<const Row *> tracedRows(const JsonReport &sizes, const std::string &name, Op op) {
+    std::vector<const Row *> rows;
+    for (long long n : passedSizes(sizes.rows, name, op)) {
+        const Row *row = find(sizes.rows, name, op, n, false, std::nullopt);
+        if (row->explanation && row->explanation->traced()) rows.push_back(row);
+    }
+    return rows;
+}
+
+// What its traced calls say: at the largest size, at the smallest where the verdict is
+// another, and the hint when its timer brackets allocations or copies; "" when untraced.
+std::string tracedText(const JsonReport &sizes, const std::string &name, Op op) {
+    const std::vector<const Row *> rows = tracedRows(sizes, name, op);
+    if (rows.empty()) return "";
+    const Explanation &e = *rows.back()->explanation;
+    std::string text = fmt::format(" Traced at {}: {}; {} kernel{}, {} ms in them and {} ms between them, of {} ms.",
+                                   sizeLabel(rows.back()->size, false), e.verdict, e.kernels, e.kernels == 1 ? "" : "s",
+                                   threeDigits(e.kernelMs), threeDigits(e.betweenMs), threeDigits(e.callMs));
+    const Explanation &first = *rows.front()->explanation;
+    if (rows.size() > 1 && first.bound != e.bound) {
+        text += fmt::format(" At {}: {}.", sizeLabel(rows.front()->size, false), first.verdict);
+    }
+    const std::string hint = timerHint(e);
+    return hint.empty() ? text : text + " Hint: " + hint + ".";
+}
+
+// Why no call was traced, from an untraced row's verdict ("unavailable: ..."); "" when none says.
+std::string untracedReason(const JsonReport &sizes) {
+    for (const Row &row : sizes.rows) {
+        if (row.explanation && row.explanation->bound == Bound::Unavailable) return row.explanation->verdict;
+    }
+    return "";
+}
+
 std::string bottlenecksSection(const PerformanceInputs &inputs) {
     std::string out = "### 3. Bottlenecks\n\n";
-    if (!inputs.sizes) return out + "Not measured.\n\n";
+    if (!inputs.sizes) return out + missing(inputs.sizesMissing);
+    bool traced = false;
     for (Op op : {Op::Scan, Op::Compact}) {
         for (const std::string &name : withRows(inputs.sizes->rows, inputs.backends.course(), op)) {
-            out += fmt::format("- **{}**: {}", courseLabel(name, op),
-                               measured(*inputs.sizes, name, op, name != inputs.backends.cpu));
-            const auto explained = inputs.explained.find(fmt::format("{} {}", name, opName(op)));
-            if (explained != inputs.explained.end()) out += fmt::format(" {}", fmt::join(explained->second, " "));
-            out += "\n";
+            const bool gpu = name != inputs.backends.cpu;
+            const std::string calls = tracedText(*inputs.sizes, name, op);
+            traced = traced || !calls.empty();
+            out += fmt::format("- **{}**: {}{}\n", courseLabel(name, op), measured(*inputs.sizes, name, op, gpu), calls);
         }
     }
-    if (inputs.explained.empty()) {
-        out += "\nKernels per call, the time between them, and the allocations and copies inside each timer are not "
-               "traced in this report; the sentences above come from the times alone. Edit them with what you "
-               "know of your code.\n";
+    if (!traced) {
+        const std::string why = untracedReason(*inputs.sizes);
+        out += fmt::format("\nKernels per call, the time between them, and the allocations and copies inside each "
+                           "timer were not traced{}; the sentences above come from the times alone.",
+                           why.empty() ? "" : " (" + why + ")");
+    } else {
+        out += "\nEach traced call is one more call after the timed ones, through CUPTI: its kernels, the time "
+               "between them, and what the timer brackets (docs/explain.md).";
     }
-    return out + "\n";
+    return out + " Edit the sentences with what you know of your code.\n\n";
 }
 
 // ---- 4. Thrust's timeline, 5. the test output ----
@@ -329,8 +372,9 @@ std::string bottlenecksSection(const PerformanceInputs &inputs) {
 std::string timelineSection(const PerformanceInputs &inputs) {
     std::string out = "### 4. Thrust's timeline\n\n";
     if (inputs.thrustTimeline.empty()) {
-        return out + "Not traced in this report. `nsys profile ./build/cis565_stream_compaction --backends " +
-               inputs.backends.thrust + "` records it for Nsight Systems.\n\n";
+        return out + "Not traced" + (inputs.thrustUntraced.empty() ? "" : " (" + inputs.thrustUntraced + ")") +
+               ". `nsys profile ./build/cis565_stream_compaction --backends " + inputs.backends.thrust +
+               "` records it for Nsight Systems.\n\n";
     }
     out += "```text\n" + inputs.thrustTimeline + (inputs.thrustTimeline.back() == '\n' ? "" : "\n") + "```\n\n";
     if (!inputs.thrustTrace.empty()) {

@@ -4,9 +4,9 @@
 // README: 1. block sizes, 2. array sizes against the CPU and the copy ceiling, 3. the
 // bottlenecks, 4. Thrust's timeline, 5. the test output. Made from sweeps' JSON reports
 // read back (json_report.h) and the course run's text; a part that did not run is left
-// out with the reason.
+// out with the reason. Where the array-size sweep traced its calls (--explain), the
+// bottlenecks say what each call ran and what its timer brackets.
 
-#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -36,12 +36,13 @@ struct PerformanceInputs {
     std::vector<std::string> images;   // the plots' file names, beside performance.md
     std::string testOutput;            // the course run's output
     std::vector<std::string> skipped;  // "block sizes: skipped: no CUDA device"
-    // The explain data, where calls were traced: sentences per back end and op ("student-naive
-    // scan": kernels per call, time between them, allocations or copies inside the timer, the
-    // verdict), and Thrust's scan kernel by kernel as text with its Chrome-trace file's name.
-    std::map<std::string, std::vector<std::string>> explained;
+    std::string blocksMissing;         // why `blocks` is missing: "no CUDA device"
+    std::string sizesMissing;          // why `sizes` is missing
+    // Thrust's scan traced (the explain subcommand): its timeline as text, its Chrome trace
+    // file's name beside performance.md, or why it was not traced.
     std::string thrustTimeline;
     std::string thrustTrace;
+    std::string thrustUntraced;
 };
 
 /** performance.md: the five sections, each a heading, its tables, plots and sentences. */

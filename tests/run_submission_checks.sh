@@ -103,6 +103,12 @@ case "$check" in
     count "$dir/out" "    passed" 10
     # The submission's: cpu scan, compact without and with scan, naive scan.
     count "$dir/out" "not offered: the submission did not build (see above)" 4
+    # The report of a submission that did not build: its errors, nothing written, exit 1.
+    "$program" report --quick --quiet --out "$dir/perf" >"$dir/out" 2>"$dir/err"
+    status=$?
+    [ "$status" -eq 1 ] || fail "report exit $status, expected 1"
+    expect "$dir/err" "does not compile; its first errors:"
+    [ -e "$dir/perf" ] && fail "the report of a submission that did not build wrote $dir/perf"
     ;;
   grade-cpu)
     run --grade --backends student-cpu --format csv

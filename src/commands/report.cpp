@@ -78,10 +78,10 @@ constexpr const char *kHelp =
     "performance.md with 1. block sizes (naive and work-efficient, 128 to 1024 threads), 2. array sizes (every\n"
     "scan and compaction against the CPU, with the project's decoupled look-back and CUB as references, as\n"
     "tables and plots), 3. the bottlenecks, 4. Thrust's timeline, 5. the course's test output. The runs'\n"
-    "own reports go to DIR/data/. About 2 minutes on a data-centre GPU; without one, the CPU parts alone.\n"
+    "own reports go to DIR/data/. Sized for about 2 minutes on a data-centre GPU; without a GPU, the CPU parts.\n"
     "\n"
     "  --out DIR   the folder (default: performance)\n"
-    "  --quick     smaller sizes and shorter sampling: about a minute on a laptop GPU\n"
+    "  --quick     smaller sizes and shorter sampling, sized for about a minute on a laptop GPU\n"
     "  --quiet     no progress line\n"
     "\n"
     "Exit status: 0 written, 1 the submission did not build or the folder cannot be written, 2 bad input.\n";

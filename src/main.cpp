@@ -18,6 +18,8 @@
 #include "sweep/sweep.h"
 
 int main(int argc, char **argv) {
+    // Each line reaches a pipe (| tee log) as it is printed, not when a buffer fills.
+    std::setvbuf(stdout, nullptr, _IOLBF, 0);
     if (const Harness::Subcommand *sub = argc > 1 ? Harness::findSubcommand(argv[1]) : nullptr) {
         return sub->run(std::vector<std::string>(argv + 2, argv + argc), stdout, stderr);
     }

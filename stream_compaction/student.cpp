@@ -31,20 +31,23 @@ bool isLoaded = false;
 std::string submissionDirectory;
 std::string loadProblem;
 const sc_submission_table *table = nullptr;  // null when the submission did not load
-void (*harnessSetup)() = nullptr;            // the submission's extern "C" harnessSetup(), if any
-
-// Calls the submission's harnessSetup() once per process, before its first function.
-void setUpOnce() {
-    static bool done = false;
-    if (done || !harnessSetup) return;
-    done = true;
-    harnessSetup();
-}
 
 // The submission's table: an empty one (every function "not offered") until it loaded.
 const sc_submission_table &functions() {
     static const sc_submission_table none{};
     return table ? *table : none;
+}
+
+// Calls the submission's harnessSetup(), if it has one, once per process before its
+// first function; what it throws fails that function's call.
+void setUpOnce(const std::string &where) {
+    static bool done = false;
+    if (done || !functions().setup) return;
+    done = true;
+    char error[1024] = "";
+    if (functions().setup(error, sizeof error) != 0) {
+        throw ImplementationError(where + ": harnessSetup() threw: " + error);
+    }
 }
 
 std::string readFile(const std::string &path) {
@@ -79,7 +82,7 @@ std::string where(const char *row, const char *op, int n) {
 int invoke(const char *row, const char *op, bool gpu, sc_submission_call call, int n, int *odata, const int *idata) {
     if (!call) throw std::invalid_argument(std::string(row) + " offers no " + op);
     Common::requireNonNegative(row, op, n);
-    setUpOnce();
+    setUpOnce(where(row, op, n));
     std::optional<Common::Operation> operation;
     char error[1024] = "";
     if (gpu) {
@@ -192,7 +195,6 @@ std::string open(const std::string &library) {
         return library + " was built by another version of the project; rebuild it";
     }
     table = loaded;  // the library stays open for the rest of the process
-    harnessSetup = reinterpret_cast<void (*)()>(dlsym(handle, "harnessSetup"));
     return "";
 }
 

@@ -15,7 +15,7 @@ extern "C" {
 #endif
 
 /* Raised whenever the table's layout changes; a library of another version is refused. */
-#define SC_SUBMISSION_TABLE_VERSION 1
+#define SC_SUBMISSION_TABLE_VERSION 2
 
 /*
  * One of the course's functions, run by the adapter on host arrays: `count` gets a
@@ -29,6 +29,9 @@ typedef float (*sc_submission_reading)(void);
 
 /* The optional hook StreamCompaction::Common::setBlockSize(int); as a call, 1 when it threw. */
 typedef int (*sc_submission_block_size)(int threads, char *error, size_t error_size);
+
+/* The optional extern "C" harnessSetup(void); as a call, 1 when it threw. */
+typedef int (*sc_submission_setup)(char *error, size_t error_size);
 
 /* Each pointer is NULL where the submission does not define that function. */
 struct sc_submission_table {
@@ -48,6 +51,7 @@ struct sc_submission_table {
     sc_submission_reading thrust_timer;
 
     sc_submission_block_size set_block_size;
+    sc_submission_setup setup;
 };
 
 /* The one exported function, `const struct sc_submission_table *sc_submission_exports(void)`. */

@@ -68,6 +68,10 @@ SC_SUBMISSION_WEAK int compact(int, int *, const int *);
 }  // namespace Efficient
 }  // namespace StreamCompaction
 
+// The optional setup a submission's main() would do before its tests, which the harness
+// calls instead (docs/student-implementation.md).
+extern "C" SC_SUBMISSION_WEAK void harnessSetup();
+
 namespace {
 
 using sc_submission_scan_type = void (*)(int, int *, const int *);
@@ -140,6 +144,13 @@ int sc_submission_set_block_size(int threads, char *error, size_t size) {
 }
 #endif
 
+// harnessSetup()'s address, null where not defined.
+void (*sc_submission_harness_setup)();
+
+int sc_submission_setup_call(char *error, size_t size) {
+    return sc_submission_guarded(error, size, [] { (*sc_submission_harness_setup)(); });
+}
+
 template <sc_submission_scan_type *Function>
 sc_submission_call sc_submission_scan_entry(sc_submission_scan_type address) {
     *Function = address;
@@ -178,6 +189,8 @@ sc_submission_table sc_submission_make_table() {
     table.thrust_timer = sc_submission_reader<&sc_submission_thrust_timer, true>(&SC::Thrust::timer);
     if (static_cast<void (*)(int)>(&SC::Common::setBlockSize)) table.set_block_size = sc_submission_set_block_size;
 #endif
+    sc_submission_harness_setup = &harnessSetup;
+    if (sc_submission_harness_setup) table.setup = sc_submission_setup_call;
     return table;
 }
 

@@ -171,6 +171,19 @@ status=$?
 [ "$(tail -n 1 "$dir/course.out")" = "10 passed, 0 failed, 0 skipped" ] ||
   fail "the course run's last line is not its summary: $(tail -n 1 "$dir/course.out")"
 
+# Lines reach a pipe as they are printed: the course run's first line comes through a
+# FIFO while the program still runs (block-buffered, it would come at the end).
+mkfifo "$dir/lines"
+"$program" --size 2^24 --backends cpu >"$dir/lines" 2>/dev/null &
+course=$!
+exec 3<"$dir/lines"
+IFS= read -r first <&3
+if kill -0 "$course" 2>/dev/null; then echo "ok: a line through a pipe before the run ends: $first"; else
+  fail "the course run's first line came through a pipe only when it ended"; fi
+kill "$course" 2>/dev/null
+wait "$course"
+exec 3<&-
+
 # A report that cannot be written (a full disk) is an error of one line naming the file
 # and why, exit status 1; the report on stdout still gets its ending, so its JSON
 # parses. The disk fills at 512 bytes, from a file-size limit (ulimit -f 1, with SIGXFSZ

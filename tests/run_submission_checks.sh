@@ -14,6 +14,12 @@
 #                  (skipped) without a CUDA device. The fixture is named by its library's folder.
 #   explain        tests/fixtures/timer-includes-malloc with --explain: what its timers bracket;
 #                  exit 77 (skipped) without a CUDA device or CUPTI
+#   base-code, cpu-mistakes, own-main  tests/fixtures/<the same name>: each test's hint, or its
+#                  pass by the course's rules, in the course run and in the grade
+#   report         the report (--quick) of the submission and of the project's own back ends;
+#                  $GFM_CHECK checks its markdown
+#   student-dir    make STUDENT=DIR and cmake -DSC_STUDENT_DIR=DIR refuse a DIR without
+#                  stream_compaction/ (the program and library arguments are not used)
 check="$1"
 program="$2"
 SC_STUDENT_LIBRARY="$3"
@@ -97,6 +103,12 @@ case "$check" in
     count "$dir/out" "    passed" 10
     # The submission's: cpu scan, compact without and with scan, naive scan.
     count "$dir/out" "not offered: the submission did not build (see above)" 4
+    # The report of a submission that did not build: its errors, nothing written, exit 1.
+    "$program" report --quick --quiet --out "$dir/perf" >"$dir/out" 2>"$dir/err"
+    status=$?
+    [ "$status" -eq 1 ] || fail "report exit $status, expected 1"
+    expect "$dir/err" "does not compile; its first errors:"
+    [ -e "$dir/perf" ] && fail "the report of a submission that did not build wrote $dir/perf"
     ;;
   grade-cpu)
     run --grade --backends student-cpu --format csv
@@ -133,7 +145,7 @@ case "$check" in
     count "$dir/rows" ',cpu compactWithScan,crashed,,"student-cpu compactWithScan, n = ' 17
     count "$dir/rows" "the implementation threw: CPU timer already started" 17
     count "$dir/rows" ",not offered,," 68
-    if head -n 1 "$dir/out" | grep -qx "case,n,function,outcome,index,detail" && ! grep -q '^#' "$dir/out"; then
+    if head -n 1 "$dir/out" | grep -qx "case,n,function,outcome,index,detail,hint" && ! grep -q '^#' "$dir/out"; then
       echo "ok: a plain CSV"
     else
       fail "not a plain CSV: $(head -n 1 "$dir/out")"
@@ -175,6 +187,9 @@ case "$check" in
         count "$dir/rows" ",naive scan,passed," 17
         count "$dir/rows" ",thrust scan,passed," 17
         # ilog2 for ilog2ceil: wrong from index 2^floor(log2 n) on, when n is not a power of two.
+        run --size 2^12 --backends student-efficient
+        count "$dir/out" "    hint: fails only at SIZE - 3: check the padding to the next power of two" 2
+        run --grade --format csv
         for line in "2^20 (the course's),1048576,efficient scan,passed," \
                     "2^20 - 3 (the course's),1048573,efficient scan,fail value,524288," \
                     "n = 1,1,efficient scan,passed," "n = 32,32,efficient scan,passed," \
@@ -228,6 +243,9 @@ case "$check" in
     count "$dir/out" "      runtime calls: 1 cudaMalloc " 2
     count "$dir/out" "    explain: most of the time in 3 cudaMalloc, 2 cudaMemcpy and 3 cudaFree inside the timer (" 2
     count "$dir/out" "    explain: most of the time in 1 cudaMalloc, 2 cudaMemcpy, 2 cudaMemset and 1 cudaFree inside the timer (" 2
+    # And a hint under each: what the timer brackets, and what to move out of it.
+    count "$dir/out" "    hint: your timer brackets 3 cudaMalloc, 2 cudaMemcpy and 3 cudaFree (" 2
+    count "$dir/out" "    hint: your timer brackets 1 cudaMalloc, 2 cudaMemcpy, 2 cudaMemset and 1 cudaFree (" 2
     ;;
   hangs)
     # tests/fixtures/hangs in the course run, each of its tests in a child process: a scan
@@ -252,6 +270,136 @@ case "$check" in
     # The project's CPU: 5 operations x 2; the submission's scan on the power of two.
     if tail -n 1 "$dir/out" | grep -qx "11 passed, 5 failed, 0 skipped"; then echo "ok: summary"; else
       fail "last line: $(tail -n 1 "$dir/out")"; fi
+    ;;
+  base-code)
+    # The course's base code: every output still the poison, every count -1. Each test
+    # says so; the grade says it once per function, not once per case.
+    run --size 2^12 --backends student-cpu,student-naive,student-efficient,student-thrust
+    [ "$status" -eq 1 ] || fail "course run exit $status, expected 1"
+    stub="wrote nothing: odata still holds the fill 0xCDCDCDCD (-842150451); is this still the course's stub?"
+    stubCount="wrote nothing and returned -1: odata still holds the fill 0xCDCDCDCD (-842150451); is this still the course's stub?"
+    if grep -q "skipped: no CUDA device" "$dir/out"; then scans=2 compacts=4; else scans=8 compacts=6; fi
+    count "$dir/out" "    hint: $stub" "$scans"
+    count "$dir/out" "    hint: $stubCount" "$compacts"
+    run --grade
+    [ "$status" -eq 1 ] || fail "grade exit $status, expected 1"
+    for function in "cpu scan" "cpu compactWithoutScan" "cpu compactWithScan"; do
+      count "$dir/out" "$function, every case: " 1
+    done
+    count "$dir/out" "hint: wrote nothing" "$((scans / 2 + compacts / 2))"
+    ;;
+  cpu-mistakes)
+    # A hint for each mistake: an inclusive scan, a compaction wrong only at SIZE - 3, a
+    # count one too many; in the course run and, once per function, in the grade.
+    run --size 2^12 --backends student-cpu
+    [ "$status" -eq 1 ] || fail "course run exit $status, expected 1"
+    count "$dir/out" "    hint: looks like an inclusive scan; the course's scan is exclusive (out[0] = 0)" 2
+    count "$dir/out" "    hint: fails only at SIZE - 3: check the padding to the next power of two" 1
+    count "$dir/out" "    hint: the count is one too many (3029 for 3028): " 1
+    count "$dir/out" "    hint: the count is one too many (3028 for 3027): " 1
+    count "$dir/out" "    passed" 1
+    # The grade's course cases are the course run's inputs at the same seed: the same
+    # counts at SIZE and SIZE - 3.
+    run --backends student-cpu
+    count "$dir/out" "    hint: the count is one too many (786630 for 786629): " 1
+    count "$dir/out" "    hint: the count is one too many (786628 for 786627): " 1
+    run --grade --backends student-cpu --format csv
+    expect "$dir/rows" "2^20 (the course's),1048576,cpu compactWithScan,fail count,,\"expected 786629 elements, got 786630\""
+    expect "$dir/rows" "2^20 - 3 (the course's),1048573,cpu compactWithScan,fail count,,\"expected 786627 elements, got 786628\""
+    run --grade --backends student-cpu
+    expect "$dir/out" "cpu scan, 15 cases: 2^20 (the course's); 2^20 - 3 (the course's); n = 2; ...: FAIL VALUE at 0, the first: a[0] = 5, expected 0; hint: looks like an inclusive scan"
+    expect "$dir/out" "cpu compactWithoutScan: hint: fails only at sizes that are not a power of two (n = 1048573, 31, 127, 1000, ...)"
+    expect "$dir/out" "cpu compactWithScan, every case: FAIL COUNT, the first: expected 786629 elements, got 786630; hint: the count is one too many"
+    if tail -n 1 "$dir/out" | grep -qx "11 passed, 40 failed"; then echo "ok: summary"; else fail "last line: $(tail -n 1 "$dir/out")"; fi
+    ;;
+  own-main)
+    # Passes as its own main.cpp would pass it: harnessSetup() does main()'s setup, and a
+    # compaction that zeroes the output past its count passes with a note.
+    run --size 2^12 --backends student-cpu
+    [ "$status" -eq 0 ] || fail "course run exit $status"
+    count "$dir/out" "    passed" 6
+    count "$dir/out" "    passed (note: a[" 2
+    expect "$dir/out" "was written past the 3028 elements the call returned; the course's main.cpp compares only the elements returned)"
+    run --grade --backends student-cpu --format csv
+    tally 51 0
+    count "$dir/rows" ",cpu compactWithoutScan,passed,,a[" 16
+    # pandas reads the grade's CSV with its defaults (where Debian's python3-pandas is).
+    if /usr/bin/python3 -c 'import pandas' 2>/dev/null; then
+      /usr/bin/python3 -c 'import pandas, sys; t = pandas.read_csv(sys.argv[1])
+assert list(t.columns) == ["case", "n", "function", "outcome", "index", "detail", "hint"], list(t.columns)
+assert len(t) == 51 and (t["outcome"] == "passed").all() and str(t["n"].dtype) == "int64"' "$dir/out" &&
+        echo "ok: pandas reads the grade's CSV" || fail "pandas does not read the grade's CSV"
+    fi
+    run --grade --backends student-cpu
+    count "$dir/out" "cpu compactWithoutScan, 16 cases: " 1
+    ;;
+  report)
+    # The report with --quick: performance.md with its five sections, its tables as GitHub
+    # renders them ($GFM_CHECK), the submission's tests in the course's style; without a
+    # CUDA device the GPU parts are left out, saying so.
+    "$program" report --quick --out "$dir/perf" >"$dir/out" 2>"$dir/err"
+    status=$?
+    [ "$status" -eq 0 ] || fail "report exit $status: $(cat "$dir/err")"
+    md="$dir/perf/performance.md"
+    for heading in "## Performance Analysis" "### 1. Block size optimisation" "### 2. Array size: the GPU against the CPU" \
+        "### 3. Bottlenecks" "### 4. Thrust's timeline" "### 5. Test output"; do
+      count "$md" "$heading" 1
+    done
+    expect "$md" "The course submission in "
+    expect "$md" "| n | cpu scan |"
+    expect "$md" "- **cpu compact**: "
+    count "$md" "    passed (note: " 2
+    "$GFM_CHECK" "$md" && echo "ok: GitHub renders its tables" || fail "gfm_check: $md"
+    [ -s "$dir/perf/data/sizes.json" ] && [ -s "$dir/perf/data/course-run.txt" ] || fail "no data/sizes.json or data/course-run.txt"
+    if "$program" --size 4 --backends naive | grep -q "skipped: no CUDA device"; then
+      gpu=0
+      expect "$dir/out" "left out: the block sizes, the GPU's figures and Thrust's timeline: no CUDA device"
+      expect "$md" "Not measured: no CUDA device."
+    else
+      # Its GPU functions are not offered: the block sizes say so, and Thrust's timeline is
+      # the project's, traced (unless another tool holds CUPTI).
+      gpu=1
+      expect "$md" "Not measured: the naive and work-efficient functions are not offered."
+      grep -q "^Not traced (unavailable" "$md" || {
+        expect "$md" "The same as a trace: [thrust-scan-timeline.json](thrust-scan-timeline.json)"
+        [ -s "$dir/perf/thrust-scan-timeline.json" ] || fail "no thrust-scan-timeline.json"
+      }
+    fi
+    if /usr/bin/python3 -c 'import matplotlib' 2>/dev/null; then
+      [ -s "$dir/perf/sizes-scan-time.png" ] || fail "no sizes-scan-time.png"
+      expect "$md" "![scan time against array size](sizes-scan-time.png)"
+    else
+      expect "$dir/out" "python3-matplotlib"
+    fi
+    # Without a submission: the project's own course back ends, saying so.
+    env -u SC_STUDENT_LIBRARY "$program" report --quick --quiet --out "$dir/own" >"$dir/out" 2>"$dir/err" ||
+      fail "report without a submission: exit $?: $(cat "$dir/err")"
+    expect "$dir/own/performance.md" "These are the project's own course back ends, not a student's"
+    if [ "$gpu" -eq 1 ] && ! grep -q "were not traced (unavailable" "$dir/own/performance.md"; then
+      expect "$dir/own/performance.md" "- **work-efficient scan**: "
+      expect "$dir/own/performance.md" "Traced at 2^22: "
+      expect "$dir/own/performance.md" "| block size | naive scan, power-of-two | naive scan, non-power-of-two |"
+    fi
+    "$GFM_CHECK" "$dir/own/performance.md" || fail "gfm_check: $dir/own/performance.md"
+    "$program" report --quick --out >"$dir/out" 2>"$dir/err"
+    [ $? -eq 2 ] && [ "$(wc -l <"$dir/err")" -eq 1 ] && echo "ok: $(cat "$dir/err")" || fail "report --out without a folder"
+    ;;
+  student-dir)
+    # STUDENT= (make) and SC_STUDENT_DIR (CMake) naming a folder without stream_compaction/:
+    # one line naming what was expected, exit 2 from make, and nothing configured or built.
+    root=$(cd "$(dirname "$0")/.." && pwd)
+    wrong="$root/tests/fixtures"
+    make --no-print-directory -n -C "$root" run STUDENT="$wrong" >"$dir/out" 2>"$dir/err"
+    status=$?
+    if [ "$status" -eq 2 ] && [ "$(wc -l <"$dir/err")" -eq 1 ] && [ ! -s "$dir/out" ]; then
+      echo "ok: make -> $(cat "$dir/err")"
+    else
+      fail "make STUDENT=$wrong: exit $status, $(wc -l <"$dir/err") lines on stderr, $(wc -l <"$dir/out") on stdout"
+    fi
+    expect "$dir/err" "STUDENT=$wrong has no stream_compaction/ folder; give the root of your course project"
+    cmake -S "$root" -B "$dir/build" -DSC_STUDENT_DIR="$wrong" >"$dir/out" 2>"$dir/err" && fail "cmake configured"
+    expect "$dir/err" "SC_STUDENT_DIR=$wrong has no stream_compaction/"
+    [ -e "$dir/build/build.ninja" ] || [ -e "$dir/build/Makefile" ] && fail "cmake generated a build"
     ;;
   *)
     echo "unknown check $check"

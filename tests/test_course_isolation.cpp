@@ -11,7 +11,7 @@
 
 #include <gtest/gtest.h>
 
-#include "commands/course_run.h"
+#include "commands/submission_main.h"
 #include "platform/child_process.h"
 
 namespace {

@@ -3,6 +3,7 @@
 // markdown; a report without it has empty columns and no such table.
 
 #include <cstdio>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -11,6 +12,7 @@
 
 #include "gfm_check.h"
 #include "measure/explain.h"
+#include "report/json_report.h"
 #include "report/reporters.h"
 #include "report/row_schema.h"
 #include "test_support.h"
@@ -98,6 +100,30 @@ TEST(ExplainReports, JsonMembers) {
     EXPECT_EQ(first.at("explain"), "kernel-bound: 20 kernels busy 84% of the call, at 21% of copy");
     EXPECT_TRUE(document.at("rows").at(2).at("kernels").is_null());
     EXPECT_TRUE(document.at("rows").at(2).at("explain").is_null());
+}
+
+// A JSON report read back keeps each row's verdict, its bound (from the verdict's first
+// words) and the traced call's figures; an untraced row keeps none.
+TEST(ExplainReports, ReadBackFromJson) {
+    std::istringstream in(report(Harness::Format::Json, rows()));
+    const Harness::JsonReport back = Harness::readJsonReport(in, "the test file");
+    ASSERT_EQ(back.rows.size(), 3u);
+    const Explanation &naive = *back.rows[0].explanation;
+    EXPECT_EQ(naive.verdict, "kernel-bound: 20 kernels busy 84% of the call, at 21% of copy");
+    EXPECT_EQ(naive.bound, Harness::Bound::KernelBound);
+    EXPECT_TRUE(naive.traced());
+    EXPECT_EQ(naive.kernels, 20);
+    EXPECT_DOUBLE_EQ(naive.kernelMs, naiveExplanation().kernelMs);
+    EXPECT_DOUBLE_EQ(naive.betweenMs, naiveExplanation().betweenMs);
+    EXPECT_DOUBLE_EQ(naive.callMs, naiveExplanation().callMs);
+    EXPECT_EQ(back.rows[1].explanation->bound, Harness::Bound::Unavailable);
+    EXPECT_FALSE(back.rows[2].explanation.has_value());
+    EXPECT_EQ(Harness::boundOfVerdict("most of the time in 1 cudaMalloc inside the timer (60% of the call)"),
+              Harness::Bound::InsideTimer);
+    EXPECT_EQ(Harness::boundOfVerdict("launch-bound: 21 kernels, 78% of the call between them"),
+              Harness::Bound::LaunchBound);
+    EXPECT_EQ(Harness::boundOfVerdict("host only: a CPU back end launches no GPU work (not traced)"),
+              Harness::Bound::HostOnly);
 }
 
 // Text: a table of the traced calls after the op's other tables, a line per row that has one.

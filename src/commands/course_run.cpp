@@ -1,15 +1,10 @@
 #include "commands/course_run.h"
 
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <map>
 #include <optional>
-#include <regex>
-#include <set>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -24,7 +19,9 @@
 
 #include "measure/context.h"
 #include "measure/device_info.h"
+#include "commands/submission_main.h"
 #include "measure/explain.h"
+#include "measure/hints.h"
 #include "report/reporters.h"
 #include "report/timeline.h"
 #include "measure/runner.h"
@@ -39,68 +36,6 @@ namespace Common = StreamCompaction::Common;
 namespace Student = StreamCompaction::Student;
 
 namespace {
-
-// `source` with its comments and its string and character literals blanked out.
-std::string codeOnly(const std::string &source) {
-    std::string code = source;
-    char inside = 0;  // '/': a line comment, '*': a block comment, '"' or '\'': a literal
-    for (std::size_t i = 0; i < code.size(); ++i) {
-        const char c = code[i];
-        const char next = i + 1 < code.size() ? code[i + 1] : '\0';
-        if (inside == 0) {
-            if (c == '/' && (next == '/' || next == '*')) {
-                inside = next;
-                code[i] = code[i + 1] = ' ';
-                ++i;
-            } else if (c == '"' || c == '\'') {
-                inside = c;
-                code[i] = ' ';
-            }
-        } else if (inside == '/') {
-            if (c == '\n') inside = 0;
-            else code[i] = ' ';
-        } else if (inside == '*' && c == '*' && next == '/') {
-            code[i] = code[i + 1] = ' ';
-            ++i;
-            inside = 0;
-        } else {
-            code[i] = ' ';
-            if (inside == '*') continue;
-            if (c == '\\' && next != '\0') code[++i] = ' ';
-            else if (c == inside) inside = 0;
-        }
-    }
-    return code;
-}
-
-// Whether a called name is the language's, C's, CUDA's, the standard library's or the
-// course's own main.cpp helpers and tested functions, not the submission's.
-bool courseOrLanguage(const std::string &qualified) {
-    static const std::set<std::string> names = {
-        "if", "for", "while", "switch", "return", "sizeof", "catch", "new", "delete", "decltype", "alignof",
-        "static_cast", "reinterpret_cast", "const_cast", "dynamic_cast", "main", "printf", "fprintf", "puts",
-        "putchar", "malloc", "calloc", "realloc", "free", "memset", "memcpy", "exit", "srand", "rand", "time",
-        "system", "assert", "printDesc", "genArray", "printArray", "printCmpResult", "printCmpLenResult",
-        "cmpArrays", "zeroArray", "onesArray", "printElapsedTime", "scan", "compact", "compactWithScan",
-        "compactWithoutScan", "timer", "getCpuElapsedTimeForPreviousOperation",
-        "getGpuElapsedTimeForPreviousOperation"};
-    const std::size_t colon = qualified.rfind("::");
-    const std::string name = colon == std::string::npos ? qualified : qualified.substr(colon + 2);
-    return names.count(name) > 0 || qualified.rfind("std::", 0) == 0 || name.rfind("cuda", 0) == 0;
-}
-
-// Whether the name at `at` follows a type ("std::vector<int> v(3)", "Timer t(...)"): a
-// variable made, not a function called.
-bool declares(const std::string &code, std::size_t at) {
-    std::size_t end = at;
-    while (end > 0 && std::isspace(static_cast<unsigned char>(code[end - 1]))) --end;
-    if (end == 0) return false;
-    if (code[end - 1] == '>') return true;
-    std::size_t begin = end;
-    while (begin > 0 && (std::isalnum(static_cast<unsigned char>(code[begin - 1])) || code[begin - 1] == '_')) --begin;
-    const std::string word = code.substr(begin, end - begin);
-    return !word.empty() && word != "return" && word != "else" && word != "do";
-}
 
 void printBanner(const std::string &title) {
     const std::string stars(title.size() + 6, '*');
@@ -136,22 +71,6 @@ constexpr std::size_t kMaxPrinted = 1 << 20;
 // A submission's test in a child process is killed after this long, or after ten times
 // --max-time where that is longer.
 constexpr int kIsolatedLimitSeconds = 30;
-
-// The note for a crash when the submission's src/main.cpp calls its own functions before
-// the tests; "" when it calls none, or has no main.cpp.
-std::string mainNote() {
-    if (Student::directory().empty()) return "";
-    std::ifstream file(Student::directory() + "/src/main.cpp");
-    if (!file) return "";
-    std::ostringstream text;
-    text << file.rdbuf();
-    std::string calls;
-    for (const std::string &call : callsBeforeTests(text.str())) calls += (calls.empty() ? "" : ", ") + call + "()";
-    if (calls.empty()) return "";
-    return fmt::format("your src/main.cpp calls {} before the tests; the harness does not run main.cpp "
-                       "(a function harnessSetup() of yours it does run: docs/student-implementation.md)",
-                       calls);
-}
 
 class CourseRun {
 public:
@@ -195,8 +114,9 @@ public:
         const Expected npotExpected = expected(op, npotInput, settings_.keep);
         const auto both = [&](const std::string &label, const Backend &backend,
                               const Student::CourseFunction *function = nullptr) {
-            test(label + ", power-of-two", backend, op, input, potExpected, function);
-            test(label + ", non-power-of-two", backend, op, npotInput, npotExpected, function);
+            const Row::Status pot = test(label + ", power-of-two", backend, op, input, potExpected, function);
+            const Row::Status npot = test(label + ", non-power-of-two", backend, op, npotInput, npotExpected, function);
+            printSizeHint(pot, npot, static_cast<long long>(input.size()));
         };
         for (const Backend *backend : chosen) {
             const std::string label = backend->onGpu || op != Op::Compact
@@ -249,20 +169,30 @@ private:
         return found;
     }
 
+    // After a function's two tests: the hint when it failed at SIZE - 3 alone.
+    void printSizeHint(Row::Status pot, Row::Status npot, long long size) const {
+        if (isolating_ || pot == Row::Status::Skipped || npot == Row::Status::Skipped) return;
+        const std::string hint =
+            sizeHint({{size, pot == Row::Status::Passed}, {size - 3, npot == Row::Status::Passed}});
+        if (!hint.empty()) fmt::print("    hint: {}\n", hint);
+    }
+
     // One test: its header line, then its lines, from this process or from the child
     // that ran it (a submission's function, while isolating_; the tests print nothing).
-    void test(const std::string &description, const Backend &backend, Op op, const std::vector<int> &input,
-              const Expected &want, const Student::CourseFunction *function = nullptr) {
+    // Returns how it ended (Skipped while isolating_).
+    Row::Status test(const std::string &description, const Backend &backend, Op op, const std::vector<int> &input,
+                     const Expected &want, const Student::CourseFunction *function = nullptr) {
         const bool isolate = function != nullptr && isolates_;
         if (isolating_) {
             if (isolate) isolated_[description] = runIsolated(backend, op, input, want, *function);
-            return;
+            return Row::Status::Skipped;
         }
         fmt::print("==== {} ====\n", description);
         const auto found = isolated_.find(description);
         if (!isolate || found == isolated_.end()) {
-            tally_.count(runHere(backend, op, input, want).status);
-            return;
+            const Row::Status status = runHere(backend, op, input, want).status;
+            tally_.count(status);
+            return status;
         }
         const Isolated &result = found->second;
         fmt::print("{}", result.printed);
@@ -270,6 +200,7 @@ private:
         if (!result.crash.empty()) fmt::print("    FAIL: {}\n", result.crash);
         if (result.outcome.crashed && !mainNote_.empty()) fmt::print("    note: {}\n", mainNote_);
         tally_.count(result.outcome.status);
+        return result.outcome.status;
     }
 
     // Runs one test in this process and prints its lines; a submission's error (a CUDA
@@ -299,8 +230,8 @@ private:
             fmt::print("    {}\n", TestingHelpers::formatArray(static_cast<long long>(result.output.size()),
                                                              result.output.data(), true));
         }
-        const Verdict verdict = verify(op, result, want);
-        if (verdict.passed()) fmt::print("    passed\n");
+        const Verdict verdict = verify(op, result, want, rulesFor(backend));
+        if (verdict.passed()) fmt::print("    passed{}\n", verdict.note.empty() ? "" : " (note: " + verdict.note + ")");
         else printFailure(verdict);
         if (result.trace) printExplanation(op, static_cast<long long>(input.size()), result);
         return {verdict.passed() ? Row::Status::Passed : Row::Status::Failed};
@@ -312,13 +243,17 @@ private:
         const Trace &trace = *result.trace;
         if (!copy_ && trace.unavailable.empty() && !trace.hostOnly) copy_ = measureCopyCeiling(copyCeilingBytes());
         const ExplainFigures figures{describe(op).trafficBytes(n, result.kept), copy_ ? copy_->GBs : 0};
-        for (const std::string &line : explainLines(explain(trace, figures))) fmt::print("{}\n", line);
+        const Explanation explanation = explain(trace, figures);
+        for (const std::string &line : explainLines(explanation)) fmt::print("{}\n", line);
+        const std::string hint = trace.ownTimer ? timerHint(explanation) : "";
+        if (!hint.empty()) fmt::print("    hint: {}\n", hint);
     }
 
-    // A failed result's lines: what differed, and FAIL COUNT or FAIL VALUE.
+    // A failed result's lines: what differed, FAIL COUNT or FAIL VALUE, and the hint.
     static void printFailure(const Verdict &verdict) {
         fmt::print("    {}\n    {}\n", verdict.detail,
                    verdict.kind == Verdict::Kind::FailCount ? "FAIL COUNT" : "FAIL VALUE");
+        if (!verdict.hint.empty()) fmt::print("    hint: {}\n", verdict.hint);
     }
 
     // Runs one test of a submission's function in a child process (child_process.h), so
@@ -379,29 +314,6 @@ private:
 
 }  // namespace
 
-std::vector<std::string> callsBeforeTests(const std::string &mainSource) {
-    const std::string code = codeOnly(mainSource);
-    std::smatch found;
-    const std::regex mainStart(R"(\bmain\s*\()");
-    const std::size_t from = std::regex_search(code, found, mainStart) ? static_cast<std::size_t>(found.position()) : 0;
-    const std::size_t to = code.find("printDesc(", from);
-    if (to == std::string::npos) return {};
-    const std::string region = code.substr(from, to - from);
-    const std::regex call(R"(((?:[A-Za-z_]\w*\s*::\s*)*[A-Za-z_]\w*)\s*\()");
-    std::vector<std::string> calls;
-    for (std::sregex_iterator it(region.begin(), region.end(), call), end; it != end; ++it) {
-        std::string name = (*it)[1].str();
-        name.erase(std::remove_if(name.begin(), name.end(), [](char c) { return std::isspace(static_cast<unsigned char>(c)); }),
-                   name.end());
-        if (courseOrLanguage(name) || declares(region, static_cast<std::size_t>(it->position())) ||
-            std::find(calls.begin(), calls.end(), name) != calls.end()) {
-            continue;
-        }
-        calls.push_back(name);
-    }
-    return calls;
-}
-
 std::string courseHeader(const Options &options) {
     return fmt::format(
         "cis565_stream_compaction {} | {} | SIZE {} = {}, NPOT {} | seed {} | block size {} | times: {}",
@@ -413,16 +325,10 @@ namespace {
 
 // Every section of the course, on the inputs the seed makes.
 void runSections(CourseRun &course, const Options &options) {
-    TestingHelpers::setSeed(options.seed);
-    std::vector<int> input;
-    std::vector<int> (*madeBy)(long long) = nullptr;  // the generator of `input`
-    for (Op op : kAllOps) {
-        const Operation &operation = describe(op);
-        if (operation.courseSection == nullptr) continue;  // not one of the course's operations
-        if (operation.randomInput != madeBy) input = operation.randomInput(options.size);
-        madeBy = operation.randomInput;
-        course.section(operation.courseSection, op, input);
-    }
+    forEachCourseInput(options.size, options.seed, [&course](Op op, const std::vector<int> &input) {
+        course.section(describe(op).courseSection, op, input);
+        return true;
+    });
 }
 
 }  // namespace

@@ -24,15 +24,6 @@ namespace Harness {
  */
 int runCourseSequence(const Options &options);
 
-/**
- * The functions a course submission's src/main.cpp (its text, `mainSource`) calls in
- * main() before its first test (the first printDesc(...)), other than the course's test
- * helpers and functions, the language's, C's, CUDA's and std::'s: "StreamCompaction::
- * Radix::init". The harness never runs main.cpp, so a crash may come from their absence.
- * A plain text scan (comments and literals left out); none when there is no printDesc.
- */
-std::vector<std::string> callsBeforeTests(const std::string &mainSource);
-
 /** The one-line header: program, GPU, size, seed, block size, timing method. */
 std::string courseHeader(const Options &options);
 

@@ -50,50 +50,28 @@ std::vector<GradeCase> gradeCases(long long size) {
 
 namespace {
 
-// The JSON and CSV spelling of an outcome; the table writes the failures in capitals.
-const char *outcomeName(Outcome outcome) {
-    switch (outcome) {
-        case Outcome::Passed: return "passed";
-        case Outcome::FailValue: return "fail value";
-        case Outcome::FailCount: return "fail count";
-        case Outcome::Crashed: return "crashed";
-        case Outcome::NotOffered: return "not offered";
-        case Outcome::NotBuilt: return "not built";
-        case Outcome::Skipped: return "skipped";
-        case Outcome::NotRun: return "not run";
-    }
-    return "";
-}
-
-}  // namespace
-
-std::string cellText(const GradeCell &cell) {
-    if (cell.outcome == Outcome::FailValue) return fmt::format("FAIL VALUE at {}", cell.index);
-    if (cell.outcome == Outcome::FailCount) return "FAIL COUNT";
-    return outcomeName(cell.outcome);
-}
-
-namespace {
-
 // A child that sends nothing for this long is stopped, and its case reads "crashed".
 constexpr int kCaseTimeoutSeconds = 120;
 
-bool failed(Outcome outcome) { return outcome != Outcome::Passed && outcome != Outcome::Skipped; }
-
 Op opOf(const Student::CourseFunction &function) { return function.compacts ? Op::Compact : Op::Scan; }
 
-// A case's input for `op`: the course's SIZE and SIZE - 3 from one draw at the run's
-// seed (the course run's input), every other case from its own seed.
+// A case's input for `op`: the course's SIZE and SIZE - 3 are the course run's inputs
+// at the run's seed (forEachCourseInput), every other case is drawn from its own seed.
 std::vector<int> gradeInput(const std::vector<GradeCase> &cases, std::size_t which, Op op, std::uint64_t seed) {
     const GradeCase &c = cases[which];
     const int bound = op == Op::Scan ? 50 : 4;
-    const bool courseSequence = which < 2;
-    TestingHelpers::setSeed(courseSequence ? seed : seed + 1 + which);
     std::vector<int> values;
+    if (which < 2) {
+        forEachCourseInput(cases[0].n, seed, [&](Op each, const std::vector<int> &input) {
+            if (each == op) values.assign(input.begin(), input.begin() + c.n);
+            return each != op;
+        });
+        return values;
+    }
+    TestingHelpers::setSeed(seed + 1 + which);
     switch (c.values) {
         case GradeCase::Values::Course:
-            values = randomInput(op, courseSequence ? cases[0].n : c.n);
-            values.resize(static_cast<std::size_t>(c.n));
+            values = randomInput(op, c.n);
             break;
         case GradeCase::Values::Zeros: values.assign(static_cast<std::size_t>(c.n), 0); break;
         case GradeCase::Values::NoZeros:
@@ -125,17 +103,13 @@ GradeCell gradeOne(const Student::CourseFunction &function, const std::vector<Gr
     settings.reps = 1;
     try {
         const Run result = run(*function.row, op, input, settings);
-        const Verdict verdict = verify(op, result, want);
-        cell.detail = verdict.detail;
-        if (verdict.passed()) {
-            cell.outcome = Outcome::Passed;
-        } else if (verdict.kind == Verdict::Kind::FailCount) {
-            cell.outcome = Outcome::FailCount;
-        } else {
-            cell.outcome = Outcome::FailValue;
-            cell.index = TestingHelpers::firstMismatch<int>(static_cast<long long>(result.output.size()),
-                                                            result.output.data(), want.output.data());
-        }
+        const Verdict verdict = verify(op, result, want, Rules::Course);
+        cell.outcome = verdict.passed()                           ? Outcome::Passed
+                       : verdict.kind == Verdict::Kind::FailCount ? Outcome::FailCount
+                                                                  : Outcome::FailValue;
+        cell.index = verdict.index;
+        cell.detail = verdict.passed() ? verdict.note : verdict.detail;
+        cell.hint = verdict.hint;
     } catch (const std::exception &e) {
         cell.outcome = Outcome::Crashed;
         cell.detail = e.what();
@@ -196,7 +170,18 @@ std::string howItEnded(const ChildExit &exit, const std::string &printed) {
     return how;
 }
 
-// The grade: the tasks, run in children, and the table they make.
+// A child's message to the parent: one line of JSON ({"gpu": ...}, {"lost": ...} or a
+// cell, {"task": i, "outcome": ..., ...}).
+std::string message(const nlohmann::json &fields) {
+    return fields.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+std::string cellMessage(std::size_t task, const GradeCell &cell) {
+    return message({{"task", task}, {"outcome", static_cast<int>(cell.outcome)}, {"index", cell.index},
+                    {"detail", cell.detail}, {"hint", cell.hint}});
+}
+
+// The grade: the tasks, run in children, and the results they make.
 class Grade {
 public:
     Grade(const Options &options, std::vector<const Student::CourseFunction *> functions)
@@ -223,20 +208,14 @@ public:
         for (std::size_t next = nextOpen(0); next < tasks_.size(); next = nextOpen(next)) next = runFrom(next);
     }
 
-    std::string render(Format format) const {
-        switch (format) {
-            case Format::Markdown: return markdown();
-            case Format::Csv: return csv();
-            case Format::Json: return json();
-            case Format::Text: break;
-        }
-        return text();
+    GradeResults results() const {
+        GradeResults out{Student::directory(), gpu_, options_.size, options_.seed, options_.blockSize, {}, cases_,
+                         std::vector<std::vector<GradeCell>>(functions_.size(), std::vector<GradeCell>(cases_.size())),
+                         lost_};
+        for (const auto *function : functions_) out.functions.push_back(function->label);
+        for (const Task &task : tasks_) out.cells[task.function][task.which] = task.cell;
+        return out;
     }
-
-    long long count(bool (*test)(Outcome)) const {
-        return std::count_if(tasks_.begin(), tasks_.end(), [test](const Task &t) { return test(t.cell.outcome); });
-    }
-    long long failures() const { return count(failed); }
 
 private:
     std::size_t nextOpen(std::size_t from) const {
@@ -244,45 +223,37 @@ private:
         return from;
     }
 
-    // The child: runs the open tasks from `start` on, one result line each, and ends
-    // after the last one, or after a fault that leaves the GPU unusable.
+    // The child: runs the open tasks from `start` on, one message each, and ends after
+    // the last one, or after a fault that leaves the GPU unusable.
     void childMain(int results, std::size_t start) const {
         Common::setBlockSize(options_.blockSize);
-        sendLine(results, fmt::format("D\t{}", oneLine(describeGpu())));
+        sendLine(results, message({{"gpu", describeGpu()}}));
         for (std::size_t i = start; i < tasks_.size(); ++i) {
             if (tasks_[i].done) continue;
             const Task &task = tasks_[i];
-            const GradeCell cell = gradeOne(*functions_[task.function], cases_, task.which, options_.seed);
-            sendLine(results, fmt::format("R\t{}\t{}\t{}\t{}", i, static_cast<int>(cell.outcome), cell.index,
-                                          oneLine(cell.detail)));
+            sendLine(results, cellMessage(i, gradeOne(*functions_[task.function], cases_, task.which, options_.seed)));
             if (!Common::deviceLost().empty()) {
-                sendLine(results, "L\t" + oneLine(Common::deviceLost()));
+                sendLine(results, message({{"lost", Common::deviceLost()}}));
                 break;
             }
         }
     }
 
-    // One result line from a child.
+    // One message from a child.
     void received(const std::string &line, std::size_t &lastReported, std::string &output) {
-        if (line.rfind("D\t", 0) == 0) {
-            if (gpu_.empty()) gpu_ = line.substr(2);
-        } else if (line.rfind("L\t", 0) == 0) {
-            lost_ = line.substr(2);
-        } else if (line.rfind("R\t", 0) == 0) {
-            std::size_t i = 0;
-            int outcome = 0;
-            long long index = -1;
-            int consumed = 0;
-            if (std::sscanf(line.c_str(), "R\t%zu\t%d\t%lld\t%n", &i, &outcome, &index, &consumed) < 3 ||
-                i >= tasks_.size()) {
-                return;
-            }
-            Task &task = tasks_[i];
-            finish(task, static_cast<Outcome>(outcome), line.substr(static_cast<std::size_t>(consumed)));
-            task.cell.index = index;
-            lastReported = i;
-            output.clear();  // what a crash prints is what came after the last finished case
-        }
+        const nlohmann::json fields = nlohmann::json::parse(line, nullptr, false);
+        if (!fields.is_object()) return;
+        if (fields.contains("gpu") && gpu_.empty()) gpu_ = fields["gpu"].get<std::string>();
+        if (fields.contains("lost")) lost_ = fields["lost"].get<std::string>();
+        if (!fields.contains("task")) return;
+        const auto i = fields["task"].get<std::size_t>();
+        if (i >= tasks_.size()) return;
+        Task &task = tasks_[i];
+        finish(task, static_cast<Outcome>(fields["outcome"].get<int>()), fields["detail"].get<std::string>());
+        task.cell.index = fields["index"].get<long long>();
+        task.cell.hint = fields["hint"].get<std::string>();
+        lastReported = i;
+        output.clear();  // what a crash prints is what came after the last finished case
     }
 
     // Runs a child from task `start`; returns where the next child starts. The child's
@@ -320,126 +291,6 @@ private:
         return crashed;
     }
 
-    const GradeCell &cell(std::size_t function, std::size_t which) const {
-        for (const Task &task : tasks_) {
-            if (task.function == function && task.which == which) return task.cell;
-        }
-        static const GradeCell none;
-        return none;
-    }
-
-    std::string gpuLine() const { return gpu_.empty() ? "not queried" : gpu_; }
-
-    std::string title() const {
-        return fmt::format("the course submission in {}", Student::directory().empty() ? "?" : Student::directory());
-    }
-
-    std::string settingsLine() const {
-        return fmt::format("GPU: {} | SIZE {} | seed {} | block size {} | one call per case, on an output poisoned "
-                           "with 0x{:X} bytes, checked against the project's references",
-                           gpuLine(), formatSize(options_.size), options_.seed, options_.blockSize, kPoisonByte);
-    }
-
-    // The lines under the table: what failed and why, a column's "not offered" once, the
-    // GPU fault, the counts.
-    std::vector<std::string> notes() const {
-        std::vector<std::string> lines;
-        for (std::size_t f = 0; f < functions_.size(); ++f) {
-            const GradeCell &first = cell(f, 0);
-            if (first.outcome == Outcome::NotOffered || first.outcome == Outcome::NotBuilt) {
-                lines.push_back(fmt::format("{}: {}: {}", functions_[f]->label, cellText(first), first.detail));
-                continue;
-            }
-            for (std::size_t c = 0; c < cases_.size(); ++c) {
-                const GradeCell &each = cell(f, c);
-                if (!failed(each.outcome) || each.outcome == Outcome::NotRun) continue;
-                lines.push_back(fmt::format("{}, {}: {}{}", functions_[f]->label, cases_[c].label, cellText(each),
-                                            each.detail.empty() ? "" : ": " + each.detail));
-            }
-        }
-        if (!lost_.empty()) {
-            lines.push_back(fmt::format("GPU cases stop here: {}; the remaining GPU cases are not run", lost_));
-        }
-        const long long skipped = count([](Outcome o) { return o == Outcome::Skipped; });
-        if (skipped > 0) lines.push_back(fmt::format("{} skipped: no CUDA device", skipped));
-        return lines;
-    }
-
-    std::string summary() const {
-        return fmt::format("{} passed, {} failed", count([](Outcome o) { return o == Outcome::Passed; }), failures());
-    }
-
-    // The table of cases x functions: the case's label and n, then a cell per function.
-    Table table(std::string title) const {
-        Table t{std::move(title), {"case", "n"}, {}, {Table::Align::Left, Table::Align::Right}};
-        for (const auto *function : functions_) {
-            t.header.push_back(function->label);
-            t.align.push_back(Table::Align::Left);
-        }
-        for (std::size_t c = 0; c < cases_.size(); ++c) {
-            std::vector<std::string> row = {cases_[c].label, std::to_string(cases_[c].n)};
-            for (std::size_t f = 0; f < functions_.size(); ++f) row.push_back(cellText(cell(f, c)));
-            t.rows.push_back(std::move(row));
-        }
-        return t;
-    }
-
-    std::string text() const {
-        std::string out =
-            textTable(table(fmt::format("cis565_stream_compaction --grade: {}\n{}\n", title(), settingsLine())));
-        for (const std::string &note : notes()) out += note + "\n";
-        return out + "\n" + summary() + "\n";
-    }
-
-    std::string markdown() const {
-        std::string out = markdownTable(table("Grade of " + title()));
-        out += settingsLine() + "\n\n";
-        for (const std::string &note : notes()) out += "- " + note + "\n";
-        return out + "\n" + summary() + "\n";
-    }
-
-    // One line per case and function under a header line: plain CSV.
-    std::string csv() const {
-        std::string out = "case,n,function,outcome,index,detail\n";
-        for (std::size_t c = 0; c < cases_.size(); ++c) {
-            for (std::size_t f = 0; f < functions_.size(); ++f) {
-                const GradeCell &each = cell(f, c);
-                out += fmt::format("{},{},{},{},{},{}\n", csvField(cases_[c].label), cases_[c].n,
-                                   csvField(functions_[f]->label), outcomeName(each.outcome),
-                                   each.index >= 0 ? std::to_string(each.index) : "", csvField(each.detail));
-            }
-        }
-        return out;
-    }
-
-    std::string json() const {
-        nlohmann::ordered_json out;
-        out["submission"] = Student::directory();
-        out["gpu"] = gpuLine();
-        out["size"] = options_.size;
-        out["seed"] = options_.seed;
-        out["block_size"] = options_.blockSize;
-        out["functions"] = nlohmann::ordered_json::array();
-        for (const auto *function : functions_) out["functions"].push_back(function->label);
-        out["cases"] = nlohmann::ordered_json::array();
-        for (std::size_t c = 0; c < cases_.size(); ++c) {
-            nlohmann::ordered_json cells = nlohmann::ordered_json::object();
-            for (std::size_t f = 0; f < functions_.size(); ++f) {
-                const GradeCell &each = cell(f, c);
-                nlohmann::ordered_json one = {{"outcome", outcomeName(each.outcome)}};
-                if (each.index >= 0) one["index"] = each.index;
-                if (!each.detail.empty()) one["detail"] = each.detail;
-                cells[functions_[f]->label] = std::move(one);
-            }
-            out["cases"].push_back({{"case", cases_[c].label}, {"n", cases_[c].n}, {"cells", std::move(cells)}});
-        }
-        out["gpu_fault"] = lost_.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(lost_);
-        out["passed"] = count([](Outcome o) { return o == Outcome::Passed; });
-        out["failed"] = failures();
-        out["skipped"] = count([](Outcome o) { return o == Outcome::Skipped; });
-        return out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
-    }
-
     const Options &options_;
     std::vector<const Student::CourseFunction *> functions_;
     std::vector<GradeCase> cases_;
@@ -470,16 +321,17 @@ int runGrade(const Options &options) {
     }
     Grade grade(options, std::move(functions));
     grade.run();
-    fmt::print("{}", grade.render(options.format));
+    const GradeResults results = grade.results();
+    fmt::print("{}", renderGrade(results, options.format));
     std::fflush(stdout);
     for (std::size_t i = 0; i < files.size(); ++i) {
-        const std::string report = grade.render(*formatForPath(options.outputs[i]));
+        const std::string report = renderGrade(results, *formatForPath(options.outputs[i]));
         const bool written = std::fwrite(report.data(), 1, report.size(), files[i]) == report.size();
         if (std::fclose(files[i]) != 0 || !written) {
             throw std::runtime_error(fmt::format("--output: writing '{}' failed", options.outputs[i]));
         }
     }
-    return grade.failures() == 0 ? 0 : 1;
+    return gradeFailed(results) == 0 ? 0 : 1;
 }
 
 }  // namespace Harness

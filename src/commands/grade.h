@@ -4,6 +4,7 @@
 // and checked against the project's references, reported as a table of cases x functions
 // (docs/student-implementation.md).
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -31,12 +32,44 @@ std::vector<GradeCase> gradeCases(long long size);
 struct GradeCell {
     enum class Outcome { Passed, FailValue, FailCount, Crashed, NotOffered, NotBuilt, Skipped, NotRun };
     Outcome outcome = Outcome::NotRun;
-    long long index = -1;  // FailValue: the first wrong index
-    std::string detail;    // what differed, what was thrown, how the process ended
+    long long index = -1;  // FailValue: the index its detail names (-1: it names none)
+    // What differed, what was thrown, how the process ended; for a passed cell, what the
+    // course's rules let pass (Verdict::note), or "".
+    std::string detail;
+    std::string hint;  // a failure's likely cause (hints.h), or ""
 };
 
-/** "passed", "FAIL VALUE at 17", "FAIL COUNT", "crashed", "not offered", "not built", "skipped", "not run". */
+/** "passed", "passed (note)", "FAIL VALUE at 17", "FAIL COUNT", "crashed", "not offered", "not built", "skipped", "not run". */
 std::string cellText(const GradeCell &cell);
+
+/** A finished grade: what its reports say. */
+struct GradeResults {
+    std::string submission;  // the submission's folder
+    std::string gpu;         // the GPU the cases ran on, as a child described it
+    long long size = 0;
+    std::uint64_t seed = 0;
+    int blockSize = 0;
+    std::vector<std::string> functions;  // the columns: "cpu scan", ...
+    std::vector<GradeCase> cases;        // the rows
+    std::vector<std::vector<GradeCell>> cells;  // cells[function][case]
+    std::string lost;  // why the GPU could not be used after a fault, or ""
+};
+
+/**
+ * The lines under the grade's table: each function's failures, those alike (the same
+ * outcome, the same hint and a detail alike but for its numbers) in one line; its passes
+ * with a note, alike, in one line; a function that failed only at sizes that are not a
+ * power of two, with sizeHint's hint; a column's "not offered" once; the GPU fault; how
+ * many were skipped.
+ */
+std::vector<std::string> gradeNotes(const GradeResults &results);
+
+/** The whole report in `format`: the table of cases x functions, the notes and the counts. */
+std::string renderGrade(const GradeResults &results, Format format);
+
+/** How many cells passed, and how many failed (every outcome but passed and skipped). */
+long long gradePassed(const GradeResults &results);
+long long gradeFailed(const GradeResults &results);
 
 /**
  * Runs the grade for options.backends' submission rows at options.size and options.seed,

@@ -2,6 +2,7 @@
 
 #include "commands/compare.h"
 #include "commands/explain.h"
+#include "commands/report.h"
 
 namespace Harness {
 
@@ -15,6 +16,10 @@ const std::vector<Subcommand> &subcommands() {
          "one call of each back end traced (CUPTI) after its timed calls: its timeline kernel by\n"
          "      kernel, where its time went and what bounds it; --trace writes it for Perfetto",
          runExplain},
+        {"report", "report [--out DIR] [--quick] [--quiet]",
+         "the course's Performance Analysis for your code (make report STUDENT=DIR), or the project's\n"
+         "      course back ends: performance.md with block sizes, array-size plots, bottlenecks, test output",
+         runReport},
     };
     return rows;
 }

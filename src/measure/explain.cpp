@@ -154,6 +154,21 @@ void judge(Explanation &e) {
 
 }  // namespace
 
+Bound boundOfVerdict(const std::string &verdict) {
+    // judge()'s verdicts by their first words (an untraced call's "unavailable: ..." and
+    // "host only: ..." included).
+    static const std::pair<const char *, Bound> kWords[] = {
+        {"unavailable: ", Bound::Unavailable},     {"host only: ", Bound::HostOnly},
+        {"no GPU work: ", Bound::HostBound},       {"most of the time in ", Bound::InsideTimer},
+        {"launch-bound: ", Bound::LaunchBound},    {"host-bound: ", Bound::HostBound},
+        {"bandwidth-bound: ", Bound::BandwidthBound}, {"copy-bound: ", Bound::CopyBound},
+        {"kernel-bound: ", Bound::KernelBound}};
+    for (const auto &[words, bound] : kWords) {
+        if (verdict.rfind(words, 0) == 0) return bound;
+    }
+    return Bound::Unavailable;
+}
+
 std::string callsText(const std::vector<CallCount> &calls, const std::vector<CallKind> &kinds) {
     std::vector<std::string> parts;
     for (CallKind kind : kinds) {

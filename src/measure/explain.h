@@ -71,6 +71,13 @@ struct Explanation {
 /** The explanation of a traced call (docs/explain.md). */
 Explanation explain(const Trace &trace, const ExplainFigures &figures);
 
+/**
+ * The bound a verdict names, from its first words ("launch-bound: ...", "most of the time
+ * in ... inside the timer"): for an explanation read back from a report, which keeps the
+ * verdict and not the bound.
+ */
+Bound boundOfVerdict(const std::string &verdict);
+
 /** "3 cudaMalloc, 2 cudaMemcpy and 3 cudaFree": the calls of the kinds `kinds`, in their order. */
 std::string callsText(const std::vector<CallCount> &calls, const std::vector<CallKind> &kinds);
 

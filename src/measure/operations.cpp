@@ -198,6 +198,20 @@ const Operation &describe(Op op) {
     return kScan;
 }
 
+void forEachCourseInput(long long size, std::uint64_t seed,
+                        const std::function<bool(Op, const std::vector<int> &)> &each) {
+    TestingHelpers::setSeed(seed);
+    std::vector<int> input;
+    std::vector<int> (*madeBy)(long long) = nullptr;  // the generator of `input`
+    for (Op op : kAllOps) {
+        const Operation &operation = describe(op);
+        if (operation.courseSection == nullptr) continue;  // not one of the course's operations
+        if (operation.randomInput != madeBy) input = operation.randomInput(size);
+        madeBy = operation.randomInput;
+        if (!each(op, input)) return;
+    }
+}
+
 std::vector<const Backend *> offering(const std::vector<std::string> &names, Op op) {
     std::vector<const Backend *> chosen;
     for (const std::string &name : names) {

@@ -4,6 +4,8 @@
 // generator, its CPU reference and the bytes counted for its bandwidth. Adding an
 // operation is one description there, plus its entry points in backends.h.
 
+#include <cstdint>
+#include <functional>
 #include <limits>
 #include <vector>
 
@@ -91,6 +93,16 @@ inline bool offers(const StreamCompaction::Backend &backend, Op op) { return des
 
 /** Whether the back end offers the operation for std::size_t counts (Backend::scan64, ...). */
 inline bool offers64(const StreamCompaction::Backend &backend, Op op) { return describe(op).offeredBy(backend, true); }
+
+/**
+ * The course run's inputs at SIZE `size` from `seed`, drawn as its sections draw them:
+ * the generator seeded once, then each course operation's input in the course's order
+ * (scan's, compaction's, ...), an operation with the same generator as the one before it
+ * taking the same input. Calls `each(op, input)` for every course operation in turn,
+ * until it returns false. The course run and the grade's course cases both take them.
+ */
+void forEachCourseInput(long long size, std::uint64_t seed,
+                        const std::function<bool(Op, const std::vector<int> &)> &each);
 
 /** The back ends named (command-line names) that offer the operation, in the order named. */
 std::vector<const StreamCompaction::Backend *> offering(const std::vector<std::string> &names, Op op);

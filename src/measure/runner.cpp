@@ -228,11 +228,13 @@ public:
         const long long defined = operation_.keptOnly ? kept_ : static_cast<long long>(outputs_);
         const auto kept = static_cast<std::size_t>(std::clamp<long long>(defined, 0, static_cast<long long>(outputs_)));
         const long long past = firstWritten(output_.data() + kept, outputs_ - kept);
-        if (past >= 0 && run.outsideWrite.empty()) {
+        if (past >= 0) {
             const std::size_t at = kept + static_cast<std::size_t>(past);
-            run.outsideWrite = fmt::format("a[{}] = {} was written past the {} elements the call returned", at,
-                                           output_[at], kept);
+            run.writtenPastCountAt = static_cast<long long>(at);
+            run.writtenPastCount = fmt::format("a[{}] = {} was written past the {} element{} the call returned", at,
+                                               output_[at], kept, kept == 1 ? "" : "s");
         }
+        run.untouched = outputs_ > 0 && firstWritten(output_.data(), outputs_) < 0;
         output_.resize(kept);
         std::vector<double> times = times_;
         if (ownTimer_) {

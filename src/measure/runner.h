@@ -66,12 +66,16 @@ struct Result {
 
 struct Run : Result {
     Timing timing;
-    // What the checks around the calls found, "" when nothing: the first write outside
-    // the output a call defines (into the guard elements after the output, after any
-    // call; or, after the last call, past the count a compaction returned), and the first
-    // change a call made to its input.
+    // What the checks around the calls found, "" when nothing: the first write past the
+    // output (into the guard elements after it, after any call), the first change a call
+    // made to its input, and, after the last call, the first element a compaction wrote
+    // past the count it returned but inside n (at index writtenPastCountAt).
     std::string outsideWrite;
     std::string inputChange;
+    std::string writtenPastCount;
+    long long writtenPastCountAt = -1;
+    // The last call wrote no element of its output: every one still holds the poison.
+    bool untouched = false;
     std::optional<Trace> trace;  // with RunSettings::explain: the traced call's
 };
 
@@ -162,16 +166,34 @@ inline Expected expected(Op op, const std::vector<int> &input, StreamCompaction:
 /** The outcome of comparing a run with what was expected. */
 struct Verdict {
     enum class Kind { Passed, FailValue, FailCount } kind = Kind::Passed;
-    std::string detail;  // e.g. "expected 5 elements, got 6" or "a[17] = 3, expected 4"
+    std::string detail;    // e.g. "expected 5 elements, got 6" or "a[17] = 3, expected 4"
+    long long index = -1;  // the output index the detail names, -1 when it names none
+    // Passed by the course's rules (Rules::Course): what the harness's stricter checks found.
+    std::string note;
+    // A failure's likely cause, for the student (failureHint, hints.h); "" when none is known.
+    std::string hint;
     bool passed() const { return kind == Kind::Passed; }
 };
 
 /**
- * Compares a run with what was expected, in this order: a changed input (FailValue), a
- * compaction's or partition's count (FailCount), a write outside the output (FailValue),
- * then the output elements, the first difference named (FailValue).
+ * How strictly a run is judged. Strict: every check. Course: as the course's own
+ * main.cpp judges a submission, which zeroes the output before each call and compares a
+ * compaction's first `count` elements only; what only the stricter checks find (an
+ * element left unwritten where the expected value is 0, a write past the count but inside
+ * n) passes, with a Verdict::note.
  */
-Verdict verify(Op op, const Run &actual, const Expected &expected);
+enum class Rules { Strict, Course };
+
+/** The rules a back end is judged by: Course for a submission's (timedByImplementation), else Strict. */
+Rules rulesFor(const StreamCompaction::Backend &backend);
+
+/**
+ * Compares a run with what was expected, in this order: a changed input (FailValue), a
+ * compaction's or partition's count (FailCount), a write past the output (FailValue), a
+ * write past the count (FailValue; a note under Rules::Course), then the output elements,
+ * the first difference named (FailValue). A failure carries its hint (failureHint).
+ */
+Verdict verify(Op op, const Run &actual, const Expected &expected, Rules rules = Rules::Strict);
 
 /** The byte written over every output byte before each call. */
 constexpr int kPoisonByte = 0xCD;

@@ -222,6 +222,21 @@ Timing timingOf(const Members &m) {
 }
 
 // The fields rowFields writes, back into a row.
+// A row's traced call (--explain) as the report keeps it: its verdict, and for a traced
+// call its kernels and times; none when the row has no verdict.
+std::optional<Explanation> explanationOf(const Members &m) {
+    const std::optional<std::string> verdict = m.optional<std::string>("explain");
+    if (!verdict) return std::nullopt;
+    Explanation e;
+    e.verdict = *verdict;
+    e.bound = boundOfVerdict(*verdict);
+    if (e.bound == Bound::Unavailable) e.unavailable = verdict->substr(std::min<std::size_t>(verdict->size(), 13));
+    e.kernels = m.optional<int>("kernels").value_or(0);
+    readEach<Explanation, double>(m, e, {{"kernel_ms", &Explanation::kernelMs}, {"between_ms", &Explanation::betweenMs},
+                                         {"traced_ms", &Explanation::callMs}});
+    return e;
+}
+
 Row rowOf(const Members &m) {
     Row r;
     r.op = opNamed(m, m.required<std::string>("op"));
@@ -243,6 +258,7 @@ Row rowOf(const Members &m) {
                                      {"speedup_vs_cub", &Row::speedupVsCubRange}})
         r.*range = m.interval(key);
     if (const std::optional<double> spread = m.optional<double>("round_spread_pct")) r.roundSpread = *spread / 100;
+    r.explanation = explanationOf(m);
     return r;
 }
 

@@ -136,7 +136,7 @@ void InputCells::finish(SweepCell &cell) {
         Run result = cell.measurement->finish();
         std::unique_ptr<Measurement> last = std::move(cell.measurement);  // freed on return, unless held
         cell.rounds.push_back(std::move(result.timing.samplesMs));
-        const Verdict verdict = verify(input_.op, result, input_.want);
+        const Verdict verdict = verify(input_.op, result, input_.want, rulesFor(*cell.plan.backend));
         if (round_ + 1 < shared_.options.rounds && verdict.passed()) {
             if (together_ && last->deviceOutput()) cell.held = std::move(last);
             return;

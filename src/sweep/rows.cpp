@@ -94,7 +94,7 @@ void completeRow(Row &row, const Backend &backend, const Verdict &verdict, const
                  const Options &options, const Floors &floors) {
     row.timing = result.timing;
     row.status = verdict.passed() ? Row::Status::Passed : Row::Status::Failed;
-    row.note = verdict.detail;
+    row.note = joinNotes(verdict.detail, verdict.hint.empty() ? "" : "hint: " + verdict.hint);
     row.interleaved = together;
     if (row.op == Op::Compact || row.op == Op::Partition) row.kept = result.kept;
     if (row.status != Row::Status::Passed) return;
@@ -103,6 +103,7 @@ void completeRow(Row &row, const Backend &backend, const Verdict &verdict, const
         row.note = ownTimer ? kFixedBlockSize : kFixedTileShape;
     }
     if (ownTimer) row.note = joinNotes(joinNotes(kTimedByImplementation, row.timing.note), row.note);
+    if (!verdict.note.empty()) row.note = joinNotes(row.note, "note: " + verdict.note);
     if (backend.onGpu && !ownTimer && row.timing.synchronizes) row.note = joinNotes(kHostSynchronisation, row.note);
     if (row.timing.outOfTime) {
         row.note = joinNotes(row.note, fmt::format("--max-time reached: noise {:.1f}% after {} calls",

@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include "commands/report.h"
 #include "gfm_check.h"
 #include "report/performance.h"
 
@@ -56,9 +57,13 @@ Harness::JsonReport sizesReport() {
     report.context.hostCpu = "AMD EPYC 9654";
     for (long long n = 1 << 10; n <= 1 << 26; n *= 4) {
         for (const char *name : {"cpu", "naive", "efficient", "thrust", "decoupled", "cub"}) {
-            report.rows.push_back(rowOf(name, Op::Scan, n, false, std::nullopt, modelMs(name, n)));
-            if (std::string(name) != "naive" && std::string(name) != "thrust") {
-                report.rows.push_back(rowOf(name, Op::Compact, n, false, std::nullopt, 1.5 * modelMs(name, n)));
+            // As a sweep writes them: the back ends that take a block size carry the one it ran at.
+            const std::string backend = name;
+            const std::optional<int> block =
+                backend == "naive" || backend == "efficient" ? std::optional<int>(128) : std::nullopt;
+            report.rows.push_back(rowOf(name, Op::Scan, n, false, block, modelMs(name, n)));
+            if (backend != "naive" && backend != "thrust") {
+                report.rows.push_back(rowOf(name, Op::Compact, n, false, block, 1.5 * modelMs(name, n)));
             }
         }
     }
@@ -217,3 +222,11 @@ TEST(Performance, WithoutAGpuTheCpuPartsAlone) {
 }
 
 }  // namespace
+
+
+TEST(ReportPlan, ItsSweepsAskForTheOpsTheirBackEndsOffer) {
+    EXPECT_EQ(Harness::offeredOps({"naive"}), "scan");  // the naive scan has no compaction
+    EXPECT_EQ(Harness::offeredOps({"naive", "efficient"}), "scan,compact");
+    EXPECT_EQ(Harness::offeredOps({"cpu"}), "scan,compact");
+    EXPECT_EQ(Harness::offeredOps({"no-such-back-end"}), "scan,compact");
+}

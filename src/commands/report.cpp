@@ -137,8 +137,9 @@ Step courseStep(const Plan &plan) {
     return step;
 }
 
-Step sweepStep(const Plan &plan, std::string what, std::vector<std::string> args, const std::string &name) {
-    args.insert(args.end(), {"--ops", "scan,compact", "--max-time", plan.maxTime(), "--quiet", "--format", "csv",
+Step sweepStep(const Plan &plan, std::string what, std::vector<std::string> args, const std::string &name,
+               const std::vector<std::string> &names) {
+    args.insert(args.end(), {"--ops", offeredOps(names), "--max-time", plan.maxTime(), "--quiet", "--format", "csv",
                              "--output", (plan.data / (name + ".json")).string(), "--output",
                              (plan.data / (name + ".csv")).string()});
     Step step{std::move(what), std::move(args), 1, true};
@@ -147,10 +148,11 @@ Step sweepStep(const Plan &plan, std::string what, std::vector<std::string> args
 }
 
 Step blocksStep(const Plan &plan) {
+    const std::vector<std::string> names = {plan.backends.naive, plan.backends.efficient};
     return sweepStep(plan, "block sizes",
                      {"--sizes", plan.quick ? "2^20" : "2^24", "--block-sizes", "128,256,512,1024", "--backends",
-                      plan.backends.naive + "," + plan.backends.efficient},
-                     "blocks");
+                      fmt::format("{}", fmt::join(names, ","))},
+                     "blocks", names);
 }
 
 Step sizesStep(const Plan &plan, int blockSize) {
@@ -161,7 +163,7 @@ Step sizesStep(const Plan &plan, int blockSize) {
                                      "--block-size", std::to_string(blockSize), "--backends",
                                      fmt::format("{}", fmt::join(names, ","))};
     if (plan.gpu) args.push_back("--explain");  // one more call of each cell, traced
-    return sweepStep(plan, "array sizes", std::move(args), "sizes");
+    return sweepStep(plan, "array sizes", std::move(args), "sizes", names);
 }
 
 // The Thrust scan whose timeline section 4 shows: the submission's, else the project's.
@@ -407,6 +409,18 @@ int runReport(const std::vector<std::string> &args, std::FILE *out, std::FILE *e
                inputs.images.size() == 1 ? "" : "s",
                inputs.skipped.empty() ? "" : fmt::format("; left out: {}", fmt::join(inputs.skipped, "; ")));
     return 0;
+}
+
+std::string offeredOps(const std::vector<std::string> &names) {
+    std::vector<std::string> ops;
+    for (Op op : {Op::Scan, Op::Compact}) {
+        const bool any = std::any_of(names.begin(), names.end(), [op](const std::string &name) {
+            const StreamCompaction::Backend *backend = StreamCompaction::findBackend(name);
+            return backend && offers(*backend, op);
+        });
+        if (any) ops.push_back(opName(op));
+    }
+    return ops.empty() ? "scan,compact" : fmt::format("{}", fmt::join(ops, ","));
 }
 
 }  // namespace Harness

@@ -22,4 +22,11 @@ namespace Harness {
  */
 int runReport(const std::vector<std::string> &args, std::FILE *out, std::FILE *err);
 
+/**
+ * The report's sweeps' --ops for back ends `names`: "scan", "compact" or both, as far as
+ * one of them offers each (a submission may have written its work-efficient scan and not
+ * its compaction yet); both when none is known.
+ */
+std::string offeredOps(const std::vector<std::string> &names);
+
 }  // namespace Harness

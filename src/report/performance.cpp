@@ -26,6 +26,15 @@ const Row *find(const std::vector<Row> &rows, const std::string &backend, Op op,
     return nullptr;
 }
 
+// The array-size sweep's row of one size: a GPU back end's carries the block size the sweep
+// ran at, a CPU's or a fixed-tile back end's none.
+const Row *findAtSize(const std::vector<Row> &rows, const std::string &backend, Op op, long long size, bool npot) {
+    for (const Row &row : rows) {
+        if (row.backend == backend && row.op == op && row.size == size && row.npot == npot) return &row;
+    }
+    return nullptr;
+}
+
 bool passed(const Row *row) { return row && row->status == Row::Status::Passed && row->timing.samples > 0; }
 
 std::string cellOf(const Row *row) {
@@ -170,7 +179,7 @@ std::string sizesTable(const JsonReport &sizes, Op op, const std::vector<std::st
     for (const std::string &name : names) table.header.push_back(courseLabel(name, op));
     for (long long n : all) {
         std::vector<std::string> cells = {sizeLabel(n, false)};
-        for (const std::string &name : names) cells.push_back(cellOf(find(sizes.rows, name, op, n, false, std::nullopt)));
+        for (const std::string &name : names) cells.push_back(cellOf(findAtSize(sizes.rows, name, op, n, false)));
         table.rows.push_back(std::move(cells));
     }
     return markdownTable(table);
@@ -208,7 +217,7 @@ std::string ceiling(const JsonReport &sizes, Op op, const CourseBackends &b) {
     std::vector<std::string> names = {b.thrust, b.efficient, b.naive};
     names.insert(names.end(), b.references.begin(), b.references.end());
     for (const std::string &name : names) {
-        const Row *row = find(sizes.rows, name, op, largest, false, std::nullopt);
+        const Row *row = findAtSize(sizes.rows, name, op, largest, false);
         if (passed(row) && row->copyFraction) {
             parts.push_back(fmt::format("{} {}", courseLabel(name, op), percent(*row->copyFraction)));
         }
@@ -297,7 +306,7 @@ std::string sizesSection(const PerformanceInputs &inputs) {
 std::string measured(const JsonReport &sizes, const std::string &name, Op op, bool gpu) {
     const std::vector<long long> passedAt = passedSizes(sizes.rows, name, op);
     if (passedAt.empty()) return "its results are wrong, or it did not run (see 5. Test output), so no time of it counts.";
-    const Row *row = find(sizes.rows, name, op, passedAt.back(), false, std::nullopt);
+    const Row *row = findAtSize(sizes.rows, name, op, passedAt.back(), false);
     std::string text = fmt::format("{} ms at {}", threeDigits(row->timing.medianMs), sizeLabel(row->size, false));
     if (row->bandwidthGBs) text += fmt::format(", {:.1f} GB/s", *row->bandwidthGBs);
     if (!gpu) return text + " on one CPU core.";
@@ -312,7 +321,7 @@ std::string measured(const JsonReport &sizes, const std::string &name, Op op, bo
 std::vector<const Row *> tracedRows(const JsonReport &sizes, const std::string &name, Op op) {
     std::vector<const Row *> rows;
     for (long long n : passedSizes(sizes.rows, name, op)) {
-        const Row *row = find(sizes.rows, name, op, n, false, std::nullopt);
+        const Row *row = findAtSize(sizes.rows, name, op, n, false);
         if (row->explanation && row->explanation->traced()) rows.push_back(row);
     }
     return rows;

@@ -332,6 +332,10 @@ assert len(t) == 51 and (t["outcome"] == "passed").all() and str(t["n"].dtype) =
     fi
     run --grade --backends student-cpu
     count "$dir/out" "cpu compactWithoutScan, 16 cases: " 1
+    # explain judges it by the course's rules too.
+    run explain --backends student-cpu --op compact --size 2^12
+    expect "$dir/out" "student-cpu compact, n = 2^12: the call traced after 5 timed ones"
+    count "$dir/out" "; result passed" 1
     ;;
   report)
     # The report with --quick: performance.md with its five sections, its tables as GitHub

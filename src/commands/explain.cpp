@@ -148,7 +148,8 @@ bool explainOne(const StreamCompaction::Backend &backend, const ExplainOptions &
     settings.cold = !o.hot;
     settings.explain = true;
     const Run result = run(backend, o.op, input, settings);
-    const Verdict verdict = verify(o.op, result, expected(o.op, input, settings.keep, uses64BitApi(o.size, settings)));
+    const Verdict verdict = verify(o.op, result, expected(o.op, input, settings.keep, uses64BitApi(o.size, settings)),
+                                   rulesFor(backend));
     const Explanation explanation =
         explain(*result.trace, {describe(o.op).trafficBytes(o.size, result.kept), copy.GBs});
     const std::string heading =

@@ -341,9 +341,12 @@ assert len(t) == 51 and (t["outcome"] == "passed").all() and str(t["n"].dtype) =
     # The report with --quick: performance.md with its five sections, its tables as GitHub
     # renders them ($GFM_CHECK), the submission's tests in the course's style; without a
     # CUDA device the GPU parts are left out, saying so.
+    # A folder an earlier report wrote: none of its data is read again.
+    mkdir -p "$dir/perf/data" && echo stale >"$dir/perf/data/blocks.json"
     "$program" report --quick --out "$dir/perf" >"$dir/out" 2>"$dir/err"
     status=$?
     [ "$status" -eq 0 ] || fail "report exit $status: $(cat "$dir/err")"
+    grep -qs stale "$dir/perf/data/blocks.json" && fail "an earlier report's data/blocks.json was kept"
     md="$dir/perf/performance.md"
     for heading in "## Performance Analysis" "### 1. Block size optimisation" "### 2. Array size: the GPU against the CPU" \
         "### 3. Bottlenecks" "### 4. Thrust's timeline" "### 5. Test output"; do

@@ -213,6 +213,7 @@ public:
         std::string pending, runId;
         bool header = false;
         ChildSettings settings;
+        settings.endWithParent = true;  // a report stopped stops its runs
         settings.stdoutTo = ChildSettings::Output::Capture;
         settings.stderrTo = ChildSettings::Output::Capture;
         settings.onOutput = [&](std::string_view chunk) {
@@ -389,8 +390,11 @@ int runReport(const std::vector<std::string> &args, std::FILE *out, std::FILE *e
         return 1;
     }
     const Plan plan = makePlan(options);
+    // An earlier report's runs are not read again: a step that writes nothing this time
+    // leaves its part out rather than showing the old figures.
     std::error_code error;
-    fs::create_directories(plan.data, error);
+    fs::remove_all(plan.data, error);
+    if (!error) fs::create_directories(plan.data, error);
     if (error) {
         fmt::print(err, "{}: --out: cannot make '{}': {}\n", kProgram, plan.data.string(), error.message());
         return 1;
@@ -414,11 +418,7 @@ int runReport(const std::vector<std::string> &args, std::FILE *out, std::FILE *e
 std::string offeredOps(const std::vector<std::string> &names) {
     std::vector<std::string> ops;
     for (Op op : {Op::Scan, Op::Compact}) {
-        const bool any = std::any_of(names.begin(), names.end(), [op](const std::string &name) {
-            const StreamCompaction::Backend *backend = StreamCompaction::findBackend(name);
-            return backend && offers(*backend, op);
-        });
-        if (any) ops.push_back(opName(op));
+        if (!offering(names, op).empty()) ops.push_back(opName(op));
     }
     return ops.empty() ? "scan,compact" : fmt::format("{}", fmt::join(ops, ","));
 }

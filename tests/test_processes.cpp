@@ -163,6 +163,9 @@ TEST(ProcessVerdicts, AChildsCommandLineWritesOneJsonReport) {
               (std::vector<std::string>{"--ops", "scan", "--sizes", "2^10", "--output", "/tmp/x.json", "--quiet"}));
     EXPECT_EQ(childArguments({"--processes-x"}, "r.json"),
               (std::vector<std::string>{"--processes-x", "--output", "r.json", "--quiet"}));
+    // The parent traces its own calls; a child would trace every cell for nothing.
+    EXPECT_EQ(childArguments({"--explain", "--sizes", "2^10"}, "r.json"),
+              (std::vector<std::string>{"--sizes", "2^10", "--output", "r.json", "--quiet"}));
 }
 
 TEST(ChildProcess, AFunctionsMessagesAndOutputComeBackAsWritten) {

@@ -191,7 +191,8 @@ std::vector<std::string> childArguments(const std::vector<std::string> &argument
     std::vector<std::string> kept;
     for (std::size_t i = 0; i < arguments.size(); ++i) {
         const std::string &word = arguments[i];
-        if (word == "--quiet") continue;
+        // The parent alone traces (--explain): a child's rows give their figures only.
+        if (word == "--quiet" || word == "--explain") continue;
         bool dropped = false;
         for (const char *flag : {"--processes", "--output", "--format"}) {
             if (!isFlag(word, flag)) continue;

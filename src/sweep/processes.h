@@ -73,8 +73,8 @@ void mergeChildVerdicts(Row &row, const std::vector<ProcessCells> &children, int
 
 /**
  * A child's command line (argv[1] on): the parent's `arguments` less --processes,
- * --output, --format and --quiet (with their values, as "--flag value" or
- * "--flag=value"), then "--output `reportPath` --quiet".
+ * --output and --format (with their values, as "--flag value" or "--flag=value"),
+ * --quiet and --explain (the parent alone traces), then "--output `reportPath` --quiet".
  */
 std::vector<std::string> childArguments(const std::vector<std::string> &arguments, const std::string &reportPath);
 

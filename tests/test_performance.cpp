@@ -189,7 +189,6 @@ TEST(Performance, TheBottlenecksTakeTheExplainDataWhereThereIsSome) {
     EXPECT_TRUE(GfmCheck::problems(md).empty());
     // Where CUPTI could not trace: the reason.
     Harness::Explanation untraced;
-    untraced.unavailable = "another tool holds CUPTI";
     untraced.verdict = "unavailable: another tool holds CUPTI";
     for (Row &row : inputs.sizes->rows) {
         if (row.explanation) row.explanation = untraced;

@@ -71,7 +71,6 @@ Floors measureFloors(const Options &options, const RunSettings &base) {
     Floors floors;
     RunSettings settings = base;
     settings.reps = 20;
-    settings.explain = false;
     for (Op op : options.ops) {
         for (const Backend *backend : offering(options.backends, op)) {
             if (!backend->onGpu || StreamCompaction::timedByImplementation(*backend)) continue;

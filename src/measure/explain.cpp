@@ -186,7 +186,6 @@ std::string callsText(const std::vector<CallCount> &calls, const std::vector<Cal
 Explanation explain(const Trace &trace, const ExplainFigures &figures) {
     Explanation e;
     if (!trace.unavailable.empty()) {
-        e.unavailable = trace.unavailable;
         e.verdict = "unavailable: " + trace.unavailable;
         return e;
     }

@@ -28,7 +28,7 @@ struct CallCount {
 
 /** What bounds a call, the verdict's first word (docs/explain.md, "Verdicts"). */
 enum class Bound {
-    Unavailable,    // not traced: Explanation::unavailable says why
+    Unavailable,    // not traced: the verdict says why ("unavailable: no CUDA device")
     HostOnly,       // a CPU back end: no GPU work
     InsideTimer,    // most of the time in allocations, frees and host copies inside the timer
     LaunchBound,    // most of the time between kernels
@@ -44,7 +44,6 @@ constexpr double kMostOfTheCall = 0.5;
 constexpr double kBandwidthBound = 0.7;
 
 struct Explanation {
-    std::string unavailable;  // why there is no trace ("no CUDA device"), else ""
     Bound bound = Bound::Unavailable;
     std::string verdict;  // "launch-bound: 21 kernels, 78% of the call between them", or "unavailable: ..."
     // The span explained: the GPU's work when the stream was held (as the timed calls

@@ -54,8 +54,6 @@ Collected &collected() {
     return records;
 }
 
-bool tracerActive = false;  // one CallTracer at a time
-
 // A kernel's name as its source writes it, where the C++ ABI's demangler is at hand
 // (GCC, Clang); as CUPTI gives it elsewhere.
 std::string demangled(const char *name) {
@@ -101,8 +99,7 @@ TracedRecord timed(TraceEvent::Kind kind, std::string name, std::uint64_t start,
 // One of CUPTI's records as the trace holds it; false for a kind not traced.
 bool convert(const CUpti_Activity &activity, TracedRecord &out) {
     switch (activity.kind) {
-        case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
-        case CUPTI_ACTIVITY_KIND_KERNEL: {
+        case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
             const auto &k = reinterpret_cast<const CUpti_ActivityKernel10 &>(activity);
             out = timed(TraceEvent::Kind::Kernel, demangled(k.name), k.start, k.end, k.streamId, k.correlationId);
             out.event.grid = {k.gridX, k.gridY, k.gridZ};
@@ -205,7 +202,7 @@ std::string subscribe() {
 std::string deviceProblem() {
     if (!Common::deviceAvailable()) return "no CUDA device";
     if (!Common::deviceLost().empty()) return Common::deviceLost();
-    return tracerActive ? "another call is being traced" : "";
+    return subscriber != nullptr ? "another call is being traced" : "";  // one CallTracer at a time
 }
 
 }  // namespace
@@ -220,7 +217,7 @@ CallTracer::CallTracer() : unavailable_(deviceProblem()) {
     }
     unavailable_ = subscribe();
     if (!unavailable_.empty()) return;
-    tracerActive = attached_ = true;
+    attached_ = true;
     const CUptiResult registered = cuptiActivityRegisterCallbacks(bufferRequested, bufferCompleted);
     if (registered != CUPTI_SUCCESS) {
         unavailable_ = refusal(registered, "cuptiActivityRegisterCallbacks");
@@ -249,10 +246,12 @@ void CallTracer::end() {
 
 Trace CallTracer::collect() {
     Trace trace;
-    if (attached_) {
-        const CUptiResult flushed = cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
-        if (flushed != CUPTI_SUCCESS && unavailable_.empty()) unavailable_ = refusal(flushed, "cuptiActivityFlushAll");
+    if (!attached_) {  // refused: the records, if any, are another tracer's
+        trace.unavailable = unavailable_;
+        return trace;
     }
+    const CUptiResult flushed = cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    if (flushed != CUPTI_SUCCESS && unavailable_.empty()) unavailable_ = refusal(flushed, "cuptiActivityFlushAll");
     std::vector<TracedRecord> records;
     long long dropped = 0;
     {
@@ -275,12 +274,15 @@ Trace CallTracer::collect() {
 // that the calls timed after this one run as they did before it.
 void CallTracer::detach() {
     if (!attached_) return;
+    // After a failed call, no GPU work is left in flight when CUPTI lets go; the call has
+    // reported its error already, so it is read and dropped here.
+    if (cudaDeviceSynchronize() != cudaSuccess) static_cast<void>(cudaGetLastError());
     for (CUpti_ActivityKind kind : kKinds) cuptiActivityDisable(kind);
     cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
     cuptiUnsubscribe(subscriber);
     subscriber = nullptr;
     cuptiFinalize();
-    attached_ = tracerActive = false;
+    attached_ = false;
     Collected &all = collected();
     const std::lock_guard<std::mutex> lock(all.mutex);
     all.records.clear();

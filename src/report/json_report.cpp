@@ -221,7 +221,6 @@ Timing timingOf(const Members &m) {
     return t;
 }
 
-// The fields rowFields writes, back into a row.
 // A row's traced call (--explain) as the report keeps it: its verdict, and for a traced
 // call its kernels and times; none when the row has no verdict.
 std::optional<Explanation> explanationOf(const Members &m) {
@@ -230,13 +229,13 @@ std::optional<Explanation> explanationOf(const Members &m) {
     Explanation e;
     e.verdict = *verdict;
     e.bound = boundOfVerdict(*verdict);
-    if (e.bound == Bound::Unavailable) e.unavailable = verdict->substr(std::min<std::size_t>(verdict->size(), 13));
     e.kernels = m.optional<int>("kernels").value_or(0);
     readEach<Explanation, double>(m, e, {{"kernel_ms", &Explanation::kernelMs}, {"between_ms", &Explanation::betweenMs},
                                          {"traced_ms", &Explanation::callMs}});
     return e;
 }
 
+// The fields rowFields writes, back into a row.
 Row rowOf(const Members &m) {
     Row r;
     r.op = opNamed(m, m.required<std::string>("op"));

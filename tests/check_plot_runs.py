@@ -126,6 +126,18 @@ def main():
         drawn = run_plot(module, folder, {"one.csv": HEADER + csv_rows("run-o", ["cub"], sizes[:1], npot=True)})
         expect("one size and its companion", [name for name in drawn if name.endswith(("time.png", "width.png"))], [])
 
+    with tempfile.TemporaryDirectory() as folder:
+        # Four back ends drawn as references (--reference): four greys, each a valid colour.
+        refs = ["decoupled", "cub", "thrust", "shared"]
+        reference = set(module.REFERENCES)
+        module.REFERENCES.update(refs)
+        try:
+            drawn = run_plot(module, folder, {"refs.csv": HEADER + csv_rows("run-r", ["cpu"] + refs, sizes)})
+        finally:
+            module.REFERENCES.clear()
+            module.REFERENCES.update(reference)
+        expect("four references", drawn["refs-scan-time.png"], ["cpu"] + [f"{name} (reference)" for name in refs])
+
     for failure in failures:
         print(f"FAIL: {failure}")
     sys.exit(1 if failures else 0)

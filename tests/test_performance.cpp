@@ -127,6 +127,27 @@ TEST(Performance, TheBlockSizeTableMarksEachColumnsFastest) {
     EXPECT_EQ(Harness::bestBlockSize(*inputsOf().blocks, "cpu", Op::Scan), std::nullopt);
 }
 
+// A submission without a setBlockSize hook: its rows carry no block size, each measured
+// once, and nothing says that its array sizes ran at a block size.
+TEST(Performance, FunctionsThatTakeNoBlockSizeAreSaidToBeMeasuredOnce) {
+    Harness::PerformanceInputs inputs = inputsOf();
+    inputs.blocks->rows.clear();
+    for (bool npot : {false, true}) {
+        const long long n = npot ? (1 << 24) - 3 : 1 << 24;
+        inputs.blocks->rows.push_back(rowOf("naive", Op::Scan, n, npot, std::nullopt, 2.0));
+        inputs.blocks->rows.push_back(rowOf("efficient", Op::Scan, n, npot, std::nullopt, 1.0));
+    }
+    const std::string md = Harness::performanceMarkdown(inputs);
+    EXPECT_TRUE(has(md, "The naive scan and work-efficient scan take no block size from the harness (no setBlockSize "
+                        "hook), so each was measured once"))
+        << md;
+    EXPECT_FALSE(has(md, "Fastest at the power of two"));
+    EXPECT_FALSE(has(md, "The array sizes below run at"));
+    EXPECT_TRUE(has(md, "| its own | 2.00 | 2.00 | 1.00 | 1.00 |\n"));  // their one figure each, in a row
+    EXPECT_TRUE(has(md, "so each was measured once. "));
+    EXPECT_TRUE(GfmCheck::problems(md).empty());
+}
+
 TEST(Performance, TheArraySizesSayWhereTheGpuPassesTheCpuAndHowFarFromTheCopy) {
     const std::string md = Harness::performanceMarkdown(inputsOf());
     EXPECT_FALSE(has(md, "sizes-scan-bandwidth.png"));  // not among the images

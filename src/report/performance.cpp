@@ -60,13 +60,10 @@ std::vector<long long> passedSizes(const std::vector<Row> &rows, const std::stri
     return {sizes.begin(), sizes.end()};
 }
 
+// The passed median at a power of two `size`; NaN where there is none.
 double medianAt(const std::vector<Row> &rows, const std::string &backend, Op op, long long size) {
-    for (const Row &row : rows) {
-        if (row.backend == backend && row.op == op && row.size == size && !row.npot && passed(&row)) {
-            return row.timing.medianMs;
-        }
-    }
-    return NAN;
+    const Row *row = findAtSize(rows, backend, op, size, false);
+    return passed(row) ? row->timing.medianMs : NAN;
 }
 
 // The course back ends that offer `op` in these rows (naive has no compaction), in course order.
@@ -108,12 +105,13 @@ std::vector<BlockColumn> blockColumns(const JsonReport &blocks, const CourseBack
 // The table: a row per block size, a column per back end, op and size, the fastest of
 // each column in bold; a back end with a fixed block size has one figure, in every row.
 std::string blockTable(const JsonReport &blocks, const std::vector<BlockColumn> &columns) {
-    std::set<int> sizes;
+    std::set<std::optional<int>> sizes;
     long long size = 0;
     for (const Row &row : blocks.rows) {
-        if (row.blockSize) sizes.insert(*row.blockSize);
+        if (row.blockSize) sizes.insert(row.blockSize);
         if (!row.npot) size = row.size;
     }
+    if (sizes.empty()) sizes.insert(std::nullopt);  // no column takes a block size: one row
     Table table{fmt::format("Median time (ms) at n = {} and {}, by threads per block", sizeLabel(size, false),
                             sizeLabel(size - 3, true)),
                 {"block size"}, {}, {}};
@@ -121,14 +119,14 @@ std::string blockTable(const JsonReport &blocks, const std::vector<BlockColumn> 
         table.header.push_back(
             fmt::format("{}, {}", courseLabel(c.backend, c.op), c.npot ? "non-power-of-two" : "power-of-two"));
     }
-    for (int block : sizes) {
-        std::vector<std::string> cells = {std::to_string(block)};
+    for (const std::optional<int> block : sizes) {
+        std::vector<std::string> cells = {block ? std::to_string(*block) : "its own"};
         for (const BlockColumn &c : columns) {
             const long long n = c.npot ? size - 3 : size;
             const Row *row = find(blocks.rows, c.backend, c.op, n, c.npot, block);
             if (!row) row = find(blocks.rows, c.backend, c.op, n, c.npot, std::nullopt);
             double best = INFINITY;
-            for (int other : sizes) {
+            for (const std::optional<int> other : sizes) {
                 const Row *each = find(blocks.rows, c.backend, c.op, n, c.npot, other);
                 if (passed(each)) best = std::min(best, each->timing.medianMs);
             }
@@ -159,9 +157,10 @@ std::string blockSection(const PerformanceInputs &inputs) {
     if (!best.empty()) out += fmt::format("Fastest at the power of two (in bold): {}. ", fmt::join(best, ", "));
     if (!fixed.empty()) {
         out += fmt::format("The {} take no block size from the harness (no setBlockSize hook), so each was measured "
-                           "once and shows the same figure in every row. ", fmt::join(fixed, " and "));
+                           "once{}. ",
+                           fmt::join(fixed, " and "), best.empty() ? "" : " and shows the same figure in every row");
     }
-    if (inputs.sizesBlockSize > 0) {
+    if (inputs.sizesBlockSize > 0 && !best.empty()) {  // said of the back ends that take one
         out += fmt::format("The array sizes below run at {} threads per block.", inputs.sizesBlockSize);
     }
     return out + "\n\n";
@@ -250,7 +249,7 @@ std::string trend(const std::vector<Row> &rows, Op op, const std::vector<std::st
             from = sizes[sizes.size() - 2];
             to = sizes.back();
         }
-        if (sizes.back() != to || medianAt(rows, name, op, from) != medianAt(rows, name, op, from)) continue;
+        if (sizes.back() != to || std::isnan(medianAt(rows, name, op, from))) continue;
         growth.push_back(fmt::format("{} ×{:.1f}", label, medianAt(rows, name, op, to) / medianAt(rows, name, op, from)));
     }
     std::string out;

@@ -1,7 +1,6 @@
 #include "measure/hints.h"
 
 #include <algorithm>
-#include <cstring>
 
 #include <fmt/format.h>
 
@@ -9,14 +8,7 @@ namespace Harness {
 
 namespace {
 
-// The value every element of a poisoned int output holds until it is written.
-int poisonInt() {
-    int value;
-    std::memset(&value, kPoisonByte, sizeof value);
-    return value;
-}
-
-std::string fillText() { return fmt::format("the fill 0x{:08X} ({})", static_cast<unsigned>(poisonInt()), poisonInt()); }
+std::string fillText() { return fmt::format("the fill 0x{:08X} ({})", static_cast<unsigned>(poisonValue<int>()), poisonValue<int>()); }
 
 // Whether `actual` is `expected` shifted left by one (actual[i] == expected[i + 1]) and
 // differs from it: an inclusive scan where an exclusive one belongs.
@@ -45,9 +37,9 @@ std::string countHint(long long got, long long want) {
 // An output that is wrong from its first wrong element on because it was never written.
 std::string unwrittenHint(const std::vector<int> &actual, const std::vector<int> &expected) {
     const auto mismatch = std::mismatch(actual.begin(), actual.end(), expected.begin(), expected.end());
-    if (mismatch.first == actual.end() || *mismatch.first != poisonInt()) return "";
+    if (mismatch.first == actual.end() || *mismatch.first != poisonValue<int>()) return "";
     const auto at = mismatch.first - actual.begin();
-    const bool rest = std::all_of(mismatch.first, actual.end(), [](int v) { return v == poisonInt(); });
+    const bool rest = std::all_of(mismatch.first, actual.end(), [](int v) { return v == poisonValue<int>(); });
     return fmt::format("a[{}] was never written: it still holds {}{}", at, fillText(),
                        rest && mismatch.first + 1 != actual.end() ? ", as does every element after it" : "");
 }

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <cstring>
 #include <optional>
 #include <random>
 #include <stdexcept>
@@ -29,14 +28,6 @@ namespace Common = StreamCompaction::Common;
 bool uses64BitApi(long long n, const RunSettings &settings) { return settings.use64BitApi || pastIntSizes(n); }
 
 namespace {
-
-// An Out whose bytes are all kPoisonByte.
-template <typename Out>
-Out poisonValue() {
-    Out value;
-    std::memset(&value, kPoisonByte, sizeof value);
-    return value;
-}
 
 // The index of the first of `count` values that is not poison, or -1.
 template <typename Out>

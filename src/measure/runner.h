@@ -3,6 +3,7 @@
 // calls the library; it never launches a kernel itself.
 
 #include <cstddef>
+#include <cstring>
 #include <memory>
 #include <optional>
 #include <string>
@@ -197,5 +198,13 @@ Verdict verify(Op op, const Run &actual, const Expected &expected, Rules rules =
 
 /** The byte written over every output byte before each call. */
 constexpr int kPoisonByte = 0xCD;
+
+/** A T whose bytes are all kPoisonByte: what an element holds until a call writes it. */
+template <typename T>
+T poisonValue() {
+    T value;
+    std::memset(&value, kPoisonByte, sizeof value);
+    return value;
+}
 
 }  // namespace Harness

@@ -3,7 +3,6 @@
 
 #include "measure/runner.h"
 
-#include <cstring>
 #include <limits>
 #include <string>
 #include <vector>
@@ -54,8 +53,7 @@ Verdict compare(const std::vector<T> &actual, const std::vector<T> &expected,
 // the note that says so, or "".
 std::string unwrittenZerosNote(const std::vector<int> &actual, const std::vector<int> &expected) {
     if (actual.size() != expected.size()) return "";
-    int poison;
-    std::memset(&poison, kPoisonByte, sizeof poison);
+    const int poison = poisonValue<int>();
     long long first = -1;
     long long count = 0;
     for (std::size_t i = 0; i < actual.size(); ++i) {

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,11 @@
 #include "measure/operations.h"
 
 namespace Harness {
+
+/** A subcommand's bad input: its message is the one line printed before it exits 2. */
+struct BadInput : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
 
 /**
  * A size as written on the command line: "1048576", "2^20" or "1M" (K, M and G are

@@ -32,11 +32,6 @@ constexpr const char *kUsage =
     "usage: cis565_stream_compaction compare BASE NEW [--format text|markdown|csv|json] [--verdict noise|interval] "
     "[--same-within 5%] [--fail-above 5%]";
 
-// Bad input: the message is the one line the command prints before exiting 2.
-struct BadInput : std::runtime_error {
-    using std::runtime_error::runtime_error;
-};
-
 using Report = FieldsReport;
 
 // The report at `path`, or the one line that says why not.

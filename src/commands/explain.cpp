@@ -48,11 +48,6 @@ constexpr const char *kHelp =
     "Exit status: 0 a call was traced, 1 a CUDA error or a trace file not written, 2 bad input,\n"
     "3 no call could be traced (no CUDA device, or CUPTI held by another profiler).\n";
 
-// Bad input: the message is the one line the command prints before exiting 2.
-struct BadInput : std::runtime_error {
-    using std::runtime_error::runtime_error;
-};
-
 struct ExplainOptions {
     std::vector<std::string> backends;
     Op op = Op::Scan;

@@ -50,10 +50,6 @@ struct ReportOptions {
     bool help = false;
 };
 
-struct BadInput : std::runtime_error {
-    using std::runtime_error::runtime_error;
-};
-
 ReportOptions parseArgs(const std::vector<std::string> &args) {
     ReportOptions options;
     CLI::App app{"", kProgram};

@@ -14,6 +14,8 @@
 #                  (skipped) without a CUDA device. The fixture is named by its library's folder.
 #   explain        tests/fixtures/timer-includes-malloc with --explain: what its timers bracket;
 #                  exit 77 (skipped) without a CUDA device or CUPTI
+#   hangs          tests/fixtures/hangs: a hang, a segfault and an exit() fail their course
+#                  tests alone; explain names the segfault
 #   base-code, cpu-mistakes, own-main  tests/fixtures/<the same name>: each test's hint, or its
 #                  pass by the course's rules, in the course run and in the grade
 #   report         the report (--quick) of the submission and of the project's own back ends;
@@ -270,6 +272,17 @@ case "$check" in
     # The project's CPU: 5 operations x 2; the submission's scan on the power of two.
     if tail -n 1 "$dir/out" | grep -qx "11 passed, 5 failed, 0 skipped"; then echo "ok: summary"; else
       fail "last line: $(tail -n 1 "$dir/out")"; fi
+    # explain runs a submission's calls in a child process: the segfault ends the child,
+    # and the command names the back end it was in; the project's CPU before it is traced.
+    "$program" explain --backends cpu,student-cpu --op compact --size 2^12 >"$dir/out" 2>"$dir/err"
+    status=$?
+    [ "$status" -eq 1 ] || fail "explain exit $status, expected 1"
+    expect "$dir/out" "cpu compact, n = 2^12: the call traced after 5 timed ones"
+    if grep -qE "^FAIL: student-cpu compact crashed: (SIGSEGV \(segmentation fault\)|the process exited with status) .*during its calls" "$dir/out"; then
+      echo "ok: explain names the crash"
+    else
+      fail "explain: no crash line in $dir/out"
+    fi
     ;;
   base-code)
     # The course's base code: every output still the poison, every count -1. Each test

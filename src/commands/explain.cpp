@@ -1,6 +1,8 @@
 #include "commands/explain.h"
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <stdexcept>
@@ -16,6 +18,7 @@
 #include "measure/context.h"
 #include "measure/explain.h"
 #include "measure/runner.h"
+#include "platform/child_process.h"
 #include "report/timeline.h"
 #include "testing_helpers.hpp"
 
@@ -28,6 +31,8 @@ constexpr const char *kUsage =
     "usage: cis565_stream_compaction explain --backends NAMES --op OP [--size N] [--block-size B] [--seed S] "
     "[--hot] [--trace FILE.json]";
 constexpr int kTimedCalls = 5;
+// A submission's calls are killed when they have not all returned after this long.
+constexpr int kStudentLimitSeconds = 60;
 
 constexpr const char *kHelp =
     "Times each back end's operation (one untimed call, then 5 timed ones), checks it, then traces one call\n"
@@ -45,8 +50,11 @@ constexpr const char *kHelp =
     "  --trace FILE.json also write the traced calls in the Chrome trace-event format, which\n"
     "                    ui.perfetto.dev and chrome://tracing open\n"
     "\n"
-    "Exit status: 0 a call was traced, 1 a CUDA error or a trace file not written, 2 bad input,\n"
-    "3 no call could be traced (no CUDA device, or CUPTI held by another profiler).\n";
+    "A submission's calls (student-*) run in a child process: a crash, exit() or a hang past 60 s ends\n"
+    "it alone, and a FAIL line names the back end it was in.\n"
+    "\n"
+    "Exit status: 0 a call was traced, 1 a CUDA error, a submission's crash or a trace file not written,\n"
+    "2 bad input, 3 no call could be traced (no CUDA device, or CUPTI held by another profiler).\n";
 
 struct ExplainOptions {
     std::vector<std::string> backends;
@@ -169,6 +177,72 @@ void writeTrace(const std::string &path, const std::vector<NamedTrace> &traced, 
                traced.size() == 1 ? "" : "s");
 }
 
+// Every chosen back end's traced call; `messages`, where not -1, hears "begin NAME" before each.
+int explainAll(const ExplainOptions &o, std::FILE *out, int messages) {
+    StreamCompaction::Common::setBlockSize(o.blockSize);
+    TestingHelpers::setSeed(o.seed);
+    const std::vector<int> input = randomInput(o.op, o.size);
+    const CopyCeiling copy =
+        StreamCompaction::Common::deviceAvailable() ? measureCopyCeiling(copyCeilingBytes()) : CopyCeiling{};
+    std::vector<NamedTrace> traced;
+    for (const std::string &name : o.backends) {
+        if (messages >= 0) sendLine(messages, "begin " + name);
+        explainOne(*StreamCompaction::findBackend(name), o, input, copy, out, traced);
+    }
+    if (!o.traceFile.empty() && !traced.empty()) writeTrace(o.traceFile, traced, out);
+    if (!o.traceFile.empty() && traced.empty()) {
+        fmt::print(out, "trace: {} not written: no call was traced\n", o.traceFile);
+    }
+    std::fflush(out);
+    return traced.empty() ? kExitNothingRan : 0;
+}
+
+bool takesSubmission(const ExplainOptions &o) {
+    return std::any_of(o.backends.begin(), o.backends.end(), [](const std::string &name) {
+        return StreamCompaction::timedByImplementation(*StreamCompaction::findBackend(name));
+    });
+}
+
+// explainAll in a forked child (child_process.h), run when a submission's code is among
+// the calls: its crash, exit() or hang ends the child alone, and this process names the
+// back end it was in and how it ended.
+int explainIsolated(const ExplainOptions &o, std::FILE *out, std::FILE *err) {
+    std::string current;
+    int status = -1;
+    ChildSettings settings;
+    settings.runLimitMs = kStudentLimitSeconds * 1000;
+    settings.endWithParent = true;
+    settings.onMessage = [&](const std::string &line) {
+        if (line.rfind("begin ", 0) == 0) current = line.substr(6);
+        if (line.rfind("exit ", 0) == 0) status = std::atoi(line.c_str() + 5);
+    };
+    std::fflush(out);
+    std::fflush(err);
+    const ChildExit exit = runChild(
+        [&](int messages) {
+            std::setvbuf(out, nullptr, _IOLBF, 0);  // the lines before a crash still come
+            int code = 1;
+            try {
+                code = explainAll(o, out, messages);
+            } catch (const std::exception &e) {
+                std::fflush(out);
+                fmt::print(err, "{}: error: {}\n", kProgram, e.what());
+            }
+            std::fflush(out);
+            std::fflush(err);
+            sendLine(messages, fmt::format("exit {}", code));
+        },
+        settings);
+    if (status >= 0) return status;
+    const std::string how = exit.timedOut ? fmt::format("did not return within {} s; killed", kStudentLimitSeconds)
+                            : exit.signal ? "crashed: " + signalText(exit.signal)
+                                          : fmt::format("crashed: the process exited with status {}", exit.status);
+    fmt::print(out, "FAIL: {} {} {} during its calls; nothing after it was traced\n",
+               current.empty() ? "the submission" : current, opName(o.op), how);
+    std::fflush(out);
+    return kExitFailed;
+}
+
 }  // namespace
 
 int runExplain(const std::vector<std::string> &args, std::FILE *out, std::FILE *err) {
@@ -179,21 +253,7 @@ int runExplain(const std::vector<std::string> &args, std::FILE *out, std::FILE *
             fmt::print(out, "{}\n\n{}", kUsage, kHelp);
             return 0;
         }
-        StreamCompaction::Common::setBlockSize(o.blockSize);
-        TestingHelpers::setSeed(o.seed);
-        const std::vector<int> input = randomInput(o.op, o.size);
-        const CopyCeiling copy =
-            StreamCompaction::Common::deviceAvailable() ? measureCopyCeiling(copyCeilingBytes()) : CopyCeiling{};
-        std::vector<NamedTrace> traced;
-        for (const std::string &name : o.backends) {
-            explainOne(*StreamCompaction::findBackend(name), o, input, copy, out, traced);
-        }
-        if (!o.traceFile.empty() && !traced.empty()) writeTrace(o.traceFile, traced, out);
-        if (!o.traceFile.empty() && traced.empty()) {
-            fmt::print(out, "trace: {} not written: no call was traced\n", o.traceFile);
-        }
-        std::fflush(out);
-        return traced.empty() ? kExitNothingRan : 0;
+        return takesSubmission(o) && canStartProcesses() ? explainIsolated(o, out, err) : explainAll(o, out, -1);
     } catch (const BadInput &e) {
         fmt::print(err, "{}: {}\n", kProgram, e.what());
         return kExitBadInput;

@@ -16,8 +16,11 @@ namespace Harness {
  * [--trace FILE.json] [--help]. Each back end's operation is timed (one untimed call, then
  * five timed ones), checked, and traced once more; its timeline goes to `out`. Returns 0
  * when a call was traced, 3 when none could be (no CUDA device, CUPTI unavailable: each
- * back end's line says why), 1 for a CUDA error or a trace file that cannot be written,
- * 2 for bad input (one line on `err`, nothing run).
+ * back end's line says why), 1 for a CUDA error, a submission's crash or a trace file
+ * that cannot be written, 2 for bad input (one line on `err`, nothing run). A
+ * submission's calls run in a forked child (platform/child_process.h), so that its
+ * crash, exit() or hang ends the child alone: a "FAIL: student-cpu compact crashed:
+ * SIGSEGV (...)" line names the back end it was in.
  */
 int runExplain(const std::vector<std::string> &args, std::FILE *out, std::FILE *err);
 

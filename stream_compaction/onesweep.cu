@@ -4,6 +4,7 @@
 #include <type_traits>
 
 #include "block_scan.cuh"
+#include "dependent_launch.cuh"
 #include "device_memory.h"
 #include "device_primitives.cuh"
 #include "errors.h"
@@ -122,9 +123,12 @@ __device__ __forceinline__ unsigned digitOf(unsigned key, int shift) { return (k
 // one read of the keys. Each block counts its chunks into shared-memory histograms with
 // shared atomics, then adds them to the global ones, so that global atomics number
 // 4 x 256 per block rather than 4 per key. The grid fills the GPU once and strides over
-// the chunks. Keys are counted with `signFlip` applied, as the passes see them.
+// the chunks. Keys are counted with `signFlip` applied, as the passes see them. The first
+// of the sort's chain of dependent launches (dependent_launch.cuh): it follows the clear
+// of the histograms plainly, and lets the bucket offsets' kernel start at once.
 __global__ void __launch_bounds__(kHistogramThreads)
     kernGlobalHistogram(int n, const unsigned *keys, unsigned signFlip, unsigned *globalHistogram) {
+    Common::allowDependents();
     __shared__ unsigned sHistogram[kPasses * kRadix];
     for (int i = threadIdx.x; i < kPasses * kRadix; i += kHistogramThreads) sHistogram[i] = 0;
     __syncthreads();
@@ -157,6 +161,8 @@ __global__ void __launch_bounds__(kHistogramThreads)
 // Each pass's bucket offsets, one block of kRadix threads per pass: the exclusive scan of
 // the pass's histogram. The keys of digit d go to [bucketOffsets[d], bucketOffsets[d + 1]).
 __global__ void __launch_bounds__(kRadix) kernBucketOffsets(const unsigned *globalHistogram, unsigned *bucketOffsets) {
+    Common::waitForPrerequisites();  // the histogram's counts
+    Common::allowDependents();
     __shared__ unsigned sWarpPrefix[kDigitWarps];
     const int i = blockIdx.x * kRadix + threadIdx.x;
     unsigned count[1] = {globalHistogram[i]};
@@ -488,8 +494,13 @@ __global__ void __launch_bounds__(P::kThreads, P::kMinBlocksHere)
                      unsigned flipOut, const unsigned *bucketOffsets, unsigned *tileStatus, unsigned *tileCounter) {
     static_assert(sizeof(PassStorage<P>) <= 48 * 1024, "static shared memory is limited to 48 KiB");
     __shared__ PassStorage<P> storage;
+    // Before the wait, while the kernel before runs its last blocks, only what no kernel of
+    // the chain since the clear touches: this pass's tile counter (dependent_launch.cuh).
+    const unsigned tile = startTile(storage, tileCounter);
+    Common::waitForPrerequisites();  // the keys and the bucket offsets
+    Common::allowDependents();
     const unsigned bucketStart = threadIdx.x < kRadix ? bucketOffsets[threadIdx.x] : 0u;
-    const PassThread<P> pass(n, shift, storage, startTile(storage, tileCounter));
+    const PassThread<P> pass(n, shift, storage, tile);
 
     unsigned keys[P::kItems];
     pass.loadKeys(keys, keysIn, flipIn);
@@ -724,15 +735,18 @@ unsigned histogramBlocks(int n) {
 // The whole sort on the default stream, device work only; n > 0 and the scratch
 // reserved. The passes alternate between the scratch and the output so that the last
 // lands in the output; the input is only read, by the histogram and the first pass. The
-// values (Pairs) take the same route as the keys.
+// values (Pairs) take the same route as the keys. From sm_90 the kernels after the
+// histogram are programmatic dependents of the one before (dependent_launch.cuh), each
+// starting during its predecessor's last blocks.
 template <bool Pairs>
 void sortPasses(int n, unsigned *output, const unsigned *input, unsigned signFlip, PassValues values,
                 const SortState &state, unsigned histogramGrid) {
+    const bool dependent = state.family >= Common::PolicyFamily::Hopper;
     SC_CUDA_CHECK(cudaMemsetAsync(state.globalHistogram, 0, state.clearedBytes));
-    kernGlobalHistogram<<<histogramGrid, kHistogramThreads>>>(n, input, signFlip, state.globalHistogram);
-    SC_CHECK_LAUNCH("kernGlobalHistogram");
-    kernBucketOffsets<<<kPasses, kRadix>>>(state.globalHistogram, state.bucketOffsets);
-    SC_CHECK_LAUNCH("kernBucketOffsets");
+    Common::launchDependent(false, "launch kernGlobalHistogram", kernGlobalHistogram, histogramGrid, kHistogramThreads,
+                            n, input, signFlip, state.globalHistogram);
+    Common::launchDependent(dependent, "launch kernBucketOffsets", kernBucketOffsets, kPasses, kRadix,
+                            state.globalHistogram, state.bucketOffsets);
 
     const unsigned *from = input;
     PassValues route{nullptr, values.in};
@@ -743,12 +757,11 @@ void sortPasses(int n, unsigned *output, const unsigned *input, unsigned signFli
         const std::size_t statusOffset = static_cast<std::size_t>(pass) * state.numTiles * kRadix;
         Common::withPolicy<PoliciesOf<Pairs>>(state.family, [&](auto policy) {
             using P = decltype(policy);
-            kernOnesweepPass<P, Pairs><<<state.numTiles, P::kThreads>>>(
-                n, to, from, route, pass * kDigitBits, pass == 0 ? signFlip : 0u,
-                pass == kPasses - 1 ? signFlip : 0u, state.bucketOffsets + pass * kRadix,
-                state.tileStatus + statusOffset, state.tileCounters + pass);
+            Common::launchDependent(dependent, "launch kernOnesweepPass", kernOnesweepPass<P, Pairs>, state.numTiles,
+                                    P::kThreads, n, to, from, route, pass * kDigitBits, pass == 0 ? signFlip : 0u,
+                                    pass == kPasses - 1 ? signFlip : 0u, state.bucketOffsets + pass * kRadix,
+                                    state.tileStatus + statusOffset, state.tileCounters + pass);
         });
-        SC_CHECK_LAUNCH("kernOnesweepPass");
         from = to;
         route.in = route.out;
     }

@@ -33,6 +33,11 @@ expect() {
   if grep -qF -- "$2" "$1"; then echo "ok: $2"; else fail "no '$2' in $1"; fi
 }
 
+# expectMatch FILE REGEX WHAT: a line of FILE matches the extended REGEX; WHAT names it.
+expectMatch() {
+  if grep -qE -- "$2" "$1"; then echo "ok: $3"; else fail "no $3 in $1"; fi
+}
+
 # count FILE TEXT N: TEXT (fixed) is on exactly N lines of FILE.
 count() {
   found=$(grep -cF -- "$2" "$1")
@@ -96,11 +101,7 @@ case "$check" in
     run --size 2^10 --backends cpu,student-cpu,student-naive
     [ "$status" -eq 1 ] || fail "exit $status, expected 1"
     expect "$dir/err" "does not compile; its first errors:"
-    if grep -qE "fixtures/does-not-compile/stream_compaction/naive\.cu\(11\): error" "$dir/err"; then
-      echo "ok: the error's file and line"
-    else
-      fail "no naive.cu(11) error on stderr"
-    fi
+    expectMatch "$dir/err" "fixtures/does-not-compile/stream_compaction/naive\.cu\(11\): error" "naive.cu(11) error"
     # The project's CPU: scan, compact without and with scan, partition, sort, each twice.
     count "$dir/out" "    passed" 10
     # The submission's: cpu scan, compact without and with scan, naive scan.
@@ -260,11 +261,7 @@ case "$check" in
     expect "$dir/out" "    FAIL: student-cpu scan did not return within 30 s; killed"
     count "$dir/out" "    FAIL: student-cpu compactWithoutScan crashed: " 2
     # A segfault: SIGSEGV, or under AddressSanitizer its report and exit status.
-    if grep -qE "compactWithoutScan crashed: SIGSEGV \(segmentation fault\)|AddressSanitizer: SEGV" "$dir/out"; then
-      echo "ok: segfault"
-    else
-      fail "no segfault named"
-    fi
+    expectMatch "$dir/out" "compactWithoutScan crashed: SIGSEGV \(segmentation fault\)|AddressSanitizer: SEGV" "segfault"
     count "$dir/out" "    FAIL: student-cpu compactWithScan crashed: the process exited with status 1 during the call" 2
     count "$dir/out" "compactWithScan: setup was not run (n = 409" 2
     count "$dir/out" "    note: your src/main.cpp calls StreamCompaction::CPU::prepareBuffers() before the tests; the harness does not run main.cpp" 5
@@ -278,11 +275,7 @@ case "$check" in
     status=$?
     [ "$status" -eq 1 ] || fail "explain exit $status, expected 1"
     expect "$dir/out" "cpu compact, n = 2^12: the call traced after 5 timed ones"
-    if grep -qE "^FAIL: student-cpu compact crashed: (SIGSEGV \(segmentation fault\)|the process exited with status) .*during its calls" "$dir/out"; then
-      echo "ok: explain names the crash"
-    else
-      fail "explain: no crash line in $dir/out"
-    fi
+    expectMatch "$dir/out" "^FAIL: student-cpu compact crashed: (SIGSEGV \(segmentation fault\)|the process exited with status) .*during its calls" "explain's crash line"
     ;;
   base-code)
     # The course's base code: every output still the poison, every count -1. Each test

@@ -39,15 +39,17 @@ const sc_submission_table &functions() {
 }
 
 // Calls the submission's harnessSetup(), if it has one, once per process before its
-// first function; what it throws fails that function's call.
+// first function. What it throws fails that call and every later one of the process: the
+// functions would run without the setup they need.
 void setUpOnce(const std::string &where) {
     static bool done = false;
-    if (done || !functions().setup) return;
-    done = true;
-    char error[1024] = "";
-    if (functions().setup(error, sizeof error) != 0) {
-        throw ImplementationError(where + ": harnessSetup() threw: " + error);
+    static std::string failure;  // what harnessSetup() threw, or ""
+    if (!done && functions().setup) {
+        done = true;
+        char error[1024] = "";
+        if (functions().setup(error, sizeof error) != 0) failure = error[0] ? error : "an exception";
     }
+    if (!failure.empty()) throw ImplementationError(where + ": harnessSetup() threw: " + failure);
 }
 
 std::string readFile(const std::string &path) {

@@ -23,7 +23,8 @@ namespace Student {
  * the tests never call it, and see the project's rows only. A submission that did not
  * build or load still gets its rows, offering nothing, and problem() says why. Never
  * calls CUDA. The submission's extern "C" harnessSetup(), if it defines one, is called
- * once per process before the first of its functions.
+ * once per process before the first of its functions; what it throws fails every call
+ * of that process (ImplementationError: "harnessSetup() threw: ...").
  */
 void load();
 

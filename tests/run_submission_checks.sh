@@ -16,6 +16,7 @@
 #                  exit 77 (skipped) without a CUDA device or CUPTI
 #   hangs          tests/fixtures/hangs: a hang, a segfault and an exit() fail their course
 #                  tests alone; explain names the segfault
+#   setup-throws   tests/fixtures/setup-throws: its harnessSetup() throws, which fails each call
 #   base-code, cpu-mistakes, own-main  tests/fixtures/<the same name>: each test's hint, or its
 #                  pass by the course's rules, in the course run and in the grade
 #   report         the report (--quick) of the submission and of the project's own back ends;
@@ -342,6 +343,25 @@ assert len(t) == 51 and (t["outcome"] == "passed").all() and str(t["n"].dtype) =
     run explain --backends student-cpu --op compact --size 2^12
     expect "$dir/out" "student-cpu compact, n = 2^12: the call traced after 5 timed ones"
     count "$dir/out" "; result passed" 1
+    ;;
+  setup-throws)
+    # A harnessSetup() that throws fails every call of the process with what it threw, in
+    # the course run (a process per test), the grade (one process) and explain; the
+    # project's own back ends run on.
+    threw="harnessSetup() threw: cannot open data/input.txt"
+    run --size 2^12 --backends cpu,student-cpu
+    [ "$status" -eq 1 ] || fail "course run exit $status, expected 1"
+    count "$dir/out" "    crashed: student-cpu scan, n = 409" 2
+    count "$dir/out" "$threw" 6
+    if tail -n 1 "$dir/out" | grep -qx "10 passed, 6 failed, 0 skipped"; then echo "ok: summary"; else
+      fail "last line: $(tail -n 1 "$dir/out")"; fi
+    run --grade --backends student-cpu --format csv
+    [ "$status" -eq 1 ] || fail "grade exit $status, expected 1"
+    tally 0 51
+    count "$dir/rows" "$threw" 51
+    run explain --backends student-cpu --op scan --size 2^12
+    [ "$status" -eq 1 ] || fail "explain exit $status, expected 1"
+    expect "$dir/err" "student-cpu scan, n = 4096: $threw"
     ;;
   report)
     # The report with --quick: performance.md with its five sections, its tables as GitHub

@@ -7,12 +7,18 @@
 // kernel before it has called allowDependents() or ended. waitForPrerequisites() returns
 // once that kernel has completed and its writes are visible. What a kernel does before
 // its wait overlaps the previous kernel: it must not read what that kernel writes, nor
-// write what it reads or writes. Every block of every kernel in a chain calls the wait
-// before allowDependents(), so that a kernel's start implies that every kernel before
-// its predecessor is complete: it may read their results before its own wait.
+// write what it reads or writes. The chain's head is an ordinary launch, which starts
+// after everything before it on the stream; every later kernel calls the wait, in every
+// block, before allowDependents(). So a kernel's start implies that the kernels before
+// its predecessor have passed their waits, and with them everything up to the head's
+// start: what was written before the head (a memset clearing counters) may be used
+// before the wait.
 //
-// Below sm_90, and for a launch with `dependent` false, the launch is an ordinary one
-// and the two device calls do nothing.
+// The device calls compile to nothing below sm_90: a build whose code reaches an sm_90
+// GPU as older PTX, compiled by the driver, has no waits, so the caller launches
+// dependently only where compiledForDependentLaunch() says the code has them.
+
+#include <utility>
 
 #include <cuda_runtime.h>
 
@@ -36,13 +42,25 @@ __device__ __forceinline__ void allowDependents() {
 }
 
 /**
+ * Whether `kernel`, as this device runs it, was compiled from sm_90 PTX or later and so
+ * holds the waits: its PTX version (cudaFuncAttributes::ptxVersion, which CUB reads to
+ * pick its policies), read on each call; callers keep the answer.
+ */
+template <typename... Params>
+bool compiledForDependentLaunch(void (*kernel)(Params...)) {
+    cudaFuncAttributes attributes = {};
+    checkCuda(cudaFuncGetAttributes(&attributes, kernel), "cudaFuncGetAttributes", __FILE__, __LINE__);
+    return attributes.ptxVersion >= 90;
+}
+
+/**
  * Launches `kernel` on the default stream, as a programmatic dependent of the kernel
- * before it when `dependent` (on sm_90 and later only: the caller decides), and checks
- * the launch.
+ * before it when `dependent`, and checks the launch; `name` says which in an error. The
+ * arguments convert to the kernel's parameters as in a <<<>>> launch.
  */
 template <typename... Params, typename... Args>
 void launchDependent(bool dependent, const char *name, void (*kernel)(Params...), unsigned grid, unsigned block,
-                     Args... args) {
+                     Args &&...args) {
     cudaLaunchAttribute attribute = {};
     attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
     attribute.val.programmaticStreamSerializationAllowed = 1;
@@ -51,7 +69,7 @@ void launchDependent(bool dependent, const char *name, void (*kernel)(Params...)
     config.blockDim = dim3(block);
     config.attrs = &attribute;
     config.numAttrs = dependent ? 1 : 0;
-    checkCuda(cudaLaunchKernelEx(&config, kernel, static_cast<Params>(args)...), name, __FILE__, __LINE__);
+    checkCuda(cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...), name, __FILE__, __LINE__);
     checkLastError(name, __FILE__, __LINE__);
 }
 

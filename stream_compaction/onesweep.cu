@@ -735,13 +735,15 @@ unsigned histogramBlocks(int n) {
 // The whole sort on the default stream, device work only; n > 0 and the scratch
 // reserved. The passes alternate between the scratch and the output so that the last
 // lands in the output; the input is only read, by the histogram and the first pass. The
-// values (Pairs) take the same route as the keys. From sm_90 the kernels after the
-// histogram are programmatic dependents of the one before (dependent_launch.cuh), each
-// starting during its predecessor's last blocks.
+// values (Pairs) take the same route as the keys. Where the code was compiled for sm_90
+// or later, the kernels after the histogram are programmatic dependents of the one
+// before (dependent_launch.cuh), each starting during its predecessor's last blocks.
 template <bool Pairs>
 void sortPasses(int n, unsigned *output, const unsigned *input, unsigned signFlip, PassValues values,
                 const SortState &state, unsigned histogramGrid) {
-    const bool dependent = state.family >= Common::PolicyFamily::Hopper;
+    // Whether the kernels hold their waits (dependent_launch.cuh): asked once, on the
+    // first sort (an untimed call), as the histogram's occupancy is.
+    static const bool dependent = Common::compiledForDependentLaunch(kernBucketOffsets);
     SC_CUDA_CHECK(cudaMemsetAsync(state.globalHistogram, 0, state.clearedBytes));
     Common::launchDependent(false, "launch kernGlobalHistogram", kernGlobalHistogram, histogramGrid, kHistogramThreads,
                             n, input, signFlip, state.globalHistogram);

@@ -272,10 +272,12 @@ case "$check" in
       fail "last line: $(tail -n 1 "$dir/out")"; fi
     # explain runs a submission's calls in a child process: the segfault ends the child,
     # and the command names the back end it was in; the project's CPU before it is traced.
-    "$program" explain --backends cpu,student-cpu --op compact --size 2^12 >"$dir/out" 2>"$dir/err"
+    "$program" explain --backends cpu,student-cpu --op compact --size 2^12 --trace "$dir/t.json" >"$dir/out" 2>"$dir/err"
     status=$?
     [ "$status" -eq 1 ] || fail "explain exit $status, expected 1"
     expect "$dir/out" "cpu compact, n = 2^12: the call traced after 5 timed ones"
+    expect "$dir/out" "trace: $dir/t.json not written: the run ended before it"
+    [ -e "$dir/t.json" ] && fail "a crashed explain wrote $dir/t.json"
     expectMatch "$dir/out" "^FAIL: student-cpu compact crashed: (SIGSEGV \(segmentation fault\)|the process exited with status) .*during its calls" "explain's crash line"
     ;;
   base-code)

@@ -31,8 +31,9 @@ constexpr const char *kUsage =
     "usage: cis565_stream_compaction explain --backends NAMES --op OP [--size N] [--block-size B] [--seed S] "
     "[--hot] [--trace FILE.json]";
 constexpr int kTimedCalls = 5;
-// A submission's calls are killed when they have not all returned after this long.
-constexpr int kStudentLimitSeconds = 60;
+// With a submission among the back ends, one back end's calls are killed when they have
+// not all returned after this long.
+constexpr int kBackendLimitSeconds = 120;
 
 constexpr const char *kHelp =
     "Times each back end's operation (one untimed call, then 5 timed ones), checks it, then traces one call\n"
@@ -50,8 +51,9 @@ constexpr const char *kHelp =
     "  --trace FILE.json also write the traced calls in the Chrome trace-event format, which\n"
     "                    ui.perfetto.dev and chrome://tracing open\n"
     "\n"
-    "A submission's calls (student-*) run in a child process: a crash, exit() or a hang past 60 s ends\n"
-    "it alone, and a FAIL line names the back end it was in.\n"
+    "With a submission's back end (student-*) among them, the back ends run in a child process: a\n"
+    "crash, an exit() or a back end still running after 120 s ends it alone, and a FAIL line names the\n"
+    "back end it was in.\n"
     "\n"
     "Exit status: 0 a call was traced, 1 a CUDA error, a submission's crash or a trace file not written,\n"
     "2 bad input, 3 no call could be traced (no CUDA device, or CUPTI held by another profiler).\n";
@@ -210,7 +212,7 @@ int explainIsolated(const ExplainOptions &o, std::FILE *out, std::FILE *err) {
     std::string current;
     int status = -1;
     ChildSettings settings;
-    settings.runLimitMs = kStudentLimitSeconds * 1000;
+    settings.silenceLimitMs = kBackendLimitSeconds * 1000;  // each back end starts with a message
     settings.endWithParent = true;
     settings.onMessage = [&](const std::string &line) {
         if (line.rfind("begin ", 0) == 0) current = line.substr(6);
@@ -234,11 +236,12 @@ int explainIsolated(const ExplainOptions &o, std::FILE *out, std::FILE *err) {
         },
         settings);
     if (status >= 0) return status;
-    const std::string how = exit.timedOut ? fmt::format("did not return within {} s; killed", kStudentLimitSeconds)
+    const std::string how = exit.timedOut ? fmt::format("did not return within {} s; killed", kBackendLimitSeconds)
                             : exit.signal ? "crashed: " + signalText(exit.signal)
                                           : fmt::format("crashed: the process exited with status {}", exit.status);
     fmt::print(out, "FAIL: {} {} {} during its calls; nothing after it was traced\n",
                current.empty() ? "the submission" : current, opName(o.op), how);
+    if (!o.traceFile.empty()) fmt::print(out, "trace: {} not written: the run ended before it\n", o.traceFile);
     std::fflush(out);
     return kExitFailed;
 }

@@ -17,10 +17,11 @@ namespace Harness {
  * five timed ones), checked, and traced once more; its timeline goes to `out`. Returns 0
  * when a call was traced, 3 when none could be (no CUDA device, CUPTI unavailable: each
  * back end's line says why), 1 for a CUDA error, a submission's crash or a trace file
- * that cannot be written, 2 for bad input (one line on `err`, nothing run). A
- * submission's calls run in a forked child (platform/child_process.h), so that its
- * crash, exit() or hang ends the child alone: a "FAIL: student-cpu compact crashed:
- * SIGSEGV (...)" line names the back end it was in.
+ * that cannot be written, 2 for bad input (one line on `err`, nothing run). With a
+ * submission's back end among them, the back ends run in a forked child
+ * (platform/child_process.h), so that a crash, an exit() or a back end still running
+ * after 120 s ends the child alone: a "FAIL: student-cpu compact crashed: SIGSEGV (...)"
+ * line names the back end it was in.
  */
 int runExplain(const std::vector<std::string> &args, std::FILE *out, std::FILE *err);
 

@@ -432,8 +432,11 @@ assert len(t) == 51 and (t["outcome"] == "passed").all() and str(t["n"].dtype) =
       fail "make STUDENT=$wrong: exit $status, $(wc -l <"$dir/err") lines on stderr, $(wc -l <"$dir/out") on stdout"
     fi
     expect "$dir/err" "STUDENT=$wrong has no stream_compaction/ folder; give the root of your course project"
+    # A path long enough that CMake would wrap the message: it stays one line.
+    wrong="$dir/a-course-project-folder-whose-long-name-has-no-stream-compaction-folder"
+    mkdir -p "$wrong"
     cmake -S "$root" -B "$dir/build" -DSC_STUDENT_DIR="$wrong" >"$dir/out" 2>"$dir/err" && fail "cmake configured"
-    expect "$dir/err" "SC_STUDENT_DIR=$wrong has no stream_compaction/"
+    expect "$dir/err" "SC_STUDENT_DIR=$wrong has no stream_compaction/ folder; give the root of a course project"
     [ -e "$dir/build/build.ninja" ] || [ -e "$dir/build/Makefile" ] && fail "cmake generated a build"
     ;;
   *)

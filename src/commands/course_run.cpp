@@ -294,10 +294,8 @@ private:
         if (answered) return result;
         const std::string name = std::string("student-") + function.label;
         result.outcome = {Row::Status::Failed, true};
-        result.crash = exit.timedOut ? fmt::format("{} did not return within {} s; killed", name, limitSeconds_)
-                       : exit.signal ? fmt::format("{} crashed: {}", name, signalText(exit.signal))
-                                     : fmt::format("{} crashed: the process exited with status {} during the call",
-                                                   name, exit.status);
+        result.crash = fmt::format("{} {}{}", name, endedText(exit, limitSeconds_),
+                                   exit.timedOut || exit.signal ? "" : " during the call");
         return result;
     }
 

@@ -236,11 +236,8 @@ int explainIsolated(const ExplainOptions &o, std::FILE *out, std::FILE *err) {
         },
         settings);
     if (status >= 0) return status;
-    const std::string how = exit.timedOut ? fmt::format("did not return within {} s; killed", kBackendLimitSeconds)
-                            : exit.signal ? "crashed: " + signalText(exit.signal)
-                                          : fmt::format("crashed: the process exited with status {}", exit.status);
     fmt::print(out, "FAIL: {} {} {} during its calls; nothing after it was traced\n",
-               current.empty() ? "the submission" : current, opName(o.op), how);
+               current.empty() ? "the submission" : current, opName(o.op), endedText(exit, kBackendLimitSeconds));
     if (!o.traceFile.empty()) fmt::print(out, "trace: {} not written: the run ended before it\n", o.traceFile);
     std::fflush(out);
     return kExitFailed;

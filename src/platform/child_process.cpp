@@ -313,4 +313,10 @@ void sendLine(int, const std::string &) {}
 
 #endif
 
+std::string endedText(const ChildExit &exit, int limitSeconds) {
+    if (exit.timedOut) return fmt::format("did not return within {} s; killed", limitSeconds);
+    if (exit.signal) return "crashed: " + signalText(exit.signal);
+    return fmt::format("crashed: the process exited with status {}", exit.status);
+}
+
 }  // namespace Harness

@@ -82,6 +82,13 @@ std::string thisProgram(const std::string &argv0);
  */
 std::string signalText(int signal);
 
+/**
+ * How a child that was running a call ended, for a person: "did not return within 30 s;
+ * killed" (its limit, `limitSeconds`), "crashed: SIGSEGV (segmentation fault)" or
+ * "crashed: the process exited with status 1".
+ */
+std::string endedText(const ChildExit &exit, int limitSeconds);
+
 /** Writes `line` and a line break to `fd` (a ChildBody's message pipe), whole. */
 void sendLine(int fd, const std::string &line);
 

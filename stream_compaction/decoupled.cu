@@ -231,15 +231,12 @@ struct TileThread {
     // Compact and Partition: stages the tile's kept items in shared memory in output
     // order, then, for Partition, its rejected ones after them; then copies them out
     // with coalesced stores: kept ones to keptBefore + rank, rejected ones to
-    // n - 1 - (rejectedBefore + rank), i.e. from the back in reverse order, which
-    // reverseTail then turns around. A partition of one tile knows its kept count, so its
-    // stage is already the output: it is stored as it is, and nothing is reversed. The
-    // kept items of the tile before vector j are warpPrefix + warpScan[j]. keptBefore is
-    // read after the staging's barrier. Tile-local counts are below kTileItems, so 32 bits
+    // n - 1 - (rejectedBefore + rank), i.e. from the back in reverse order. The kept
+    // items of the tile before vector j are warpPrefix + warpScan[j]. keptBefore is read
+    // after the staging's barrier. Tile-local counts are below kTileItems, so 32 bits
     // hold them for either Sum.
     __device__ __forceinline__ void stageAndStore(const Items &items, const Sum (&warpScan)[kVectors], Sum warpPrefix,
-                                                  unsigned tileKept, const Sum &keptBefore, int *stage,
-                                                  bool onlyTile) const {
+                                                  unsigned tileKept, const Sum &keptBefore, int *stage) const {
         const int warpOffset = static_cast<int>(warp) * kWarpItems;
 #pragma unroll
         for (int j = 0; j < kVectors; ++j) {
@@ -263,7 +260,7 @@ struct TileThread {
             const long long tileItems = n - tileBase < kTileItems ? n - tileBase : kTileItems;
             const long long rejectedBefore = tileBase - keptBeforeTile;
             for (long long s = tileKept + threadIdx.x; s < tileItems; s += P::kThreads) {
-                out[onlyTile ? s : n - 1 - (rejectedBefore + (s - tileKept))] = stage[s];
+                out[n - 1 - (rejectedBefore + (s - tileKept))] = stage[s];
             }
         }
     }
@@ -311,8 +308,7 @@ __global__ void __launch_bounds__(P::kThreads, P::kMinBlocks)
     if constexpr (M == Mode::Scan) {
         thread.storePrefixes(items, warpScan, sTilePrefix + warpPrefix, sDense);
     } else {
-        thread.stageAndStore(items, warpScan, warpPrefix, static_cast<unsigned>(sTileAggregate), sTilePrefix, sStage,
-                             state.numTiles == 1);
+        thread.stageAndStore(items, warpScan, warpPrefix, static_cast<unsigned>(sTileAggregate), sTilePrefix, sStage);
     }
 }
 
@@ -386,7 +382,7 @@ template <typename Sum>
 void partitionOnDevice(long long n, int *dOut, const int *dIn, Predicate keep, const TileState<Sum> &state) {
     if (n == 0) return;
     launchTiles<Mode::Partition>(n, dOut, dIn, keep, state);
-    if (state.numTiles > 1) Common::reverseTail(n, dOut, state.keptCount);  // one tile stores its rejected in order
+    Common::reverseTail(n, dOut, state.keptCount);
 }
 
 // The 64-bit API's count, read back after the work.

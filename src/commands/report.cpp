@@ -5,9 +5,12 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <optional>
 #include <sstream>
 #include <stdexcept>
+#include <string_view>
+#include <utility>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -192,6 +195,15 @@ struct Ran {
     ChildExit exit;
 };
 
+// Settings that hand a child's stdout and stderr, in the order written, to onOutput.
+ChildSettings capturing(std::function<void(std::string_view)> onOutput) {
+    ChildSettings settings;
+    settings.stdoutTo = ChildSettings::Output::Capture;
+    settings.stderrTo = ChildSettings::Output::Capture;
+    settings.onOutput = std::move(onOutput);
+    return settings;
+}
+
 // Runs the steps one after another as child processes of the program, with one progress
 // line over all their units (on a terminal), or a line per step (elsewhere, unless quiet).
 class Runner {
@@ -208,11 +220,7 @@ public:
         Ran ran;
         std::string pending, runId;
         bool header = false;
-        ChildSettings settings;
-        settings.endWithParent = true;  // a report stopped stops its runs
-        settings.stdoutTo = ChildSettings::Output::Capture;
-        settings.stderrTo = ChildSettings::Output::Capture;
-        settings.onOutput = [&](std::string_view chunk) {
+        ChildSettings settings = capturing([&](std::string_view chunk) {
             ran.output.append(chunk);
             pending.append(chunk);
             for (auto end = pending.find('\n'); end != std::string::npos; end = pending.find('\n')) {
@@ -220,7 +228,8 @@ public:
                 pending.erase(0, end + 1);
                 if (unit && done_ + 1 < start + step.units) progress_.show(++done_ + 1, step.what);
             }
-        };
+        });
+        settings.endWithParent = true;  // a report stopped stops its runs
         ran.exit = runProgram(thisProgram(""), step.args, settings);
         done_ = start + step.units;
         progress_.clear();
@@ -245,6 +254,11 @@ std::string lastLine(const std::string &output) {
     return last;
 }
 
+// Why a run left nothing to read: the signal that ended it, else the last line it printed.
+std::string whyStopped(const Ran &ran) {
+    return ran.exit.signal ? "the run ended by " + signalText(ran.exit.signal) : lastLine(ran.output);
+}
+
 // A sweep's JSON report read back; none when the run left none, with why in `missing`
 // and, named by `what`, in `skipped`.
 std::optional<JsonReport> readBack(const fs::path &path, const Ran &ran, const std::string &what,
@@ -256,7 +270,7 @@ std::optional<JsonReport> readBack(const fs::path &path, const Ran &ran, const s
         if (ran.exit.signal == 0) return report;
     } catch (const std::runtime_error &) {
     }
-    missing = ran.exit.signal ? "the run ended by " + signalText(ran.exit.signal) : lastLine(ran.output);
+    missing = whyStopped(ran);
     skipped.push_back(what + ": " + missing);
     return std::nullopt;
 }
@@ -276,7 +290,7 @@ void addTimeline(PerformanceInputs &inputs, const Ran &ran, const Plan &plan) {
     }
     // Its verdict line says why ("verdict: unavailable: CUPTI ..."), else how the run ended.
     const std::size_t verdict = timeline.find("verdict: ");
-    inputs.thrustUntraced = ran.exit.signal ? "the run ended by " + signalText(ran.exit.signal) : lastLine(ran.output);
+    inputs.thrustUntraced = whyStopped(ran);
     if (verdict != std::string::npos) {
         inputs.thrustUntraced = timeline.substr(verdict + 9, timeline.find('\n', verdict) - verdict - 9);
     }
@@ -328,10 +342,7 @@ std::vector<std::string> plot(const Plan &plan, const fs::path &dir, std::vector
     const fs::path csv = plan.data / "sizes.csv";
     if (!fs::exists(csv)) return {};
     std::string output;
-    ChildSettings settings;
-    settings.stdoutTo = ChildSettings::Output::Capture;
-    settings.stderrTo = ChildSettings::Output::Capture;
-    settings.onOutput = [&output](std::string_view chunk) { output.append(chunk); };
+    const ChildSettings settings = capturing([&output](std::string_view chunk) { output.append(chunk); });
     ChildExit exit;
     try {
         exit = runProgram("python3", {kPlotScript, csv.string(), "--out", dir.string(), "--name", "sizes", "--reference",

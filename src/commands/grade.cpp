@@ -148,7 +148,7 @@ void finish(Task &task, Outcome outcome, std::string detail) {
 std::string howItEnded(const ChildExit &exit, const std::string &printed) {
     std::string how = exit.timedOut ? fmt::format("did not finish within {} s, and was stopped", kCaseTimeoutSeconds)
                       : exit.signal
-                          ? fmt::format("the process died of signal {} ({})", exit.signal, strsignal(exit.signal))
+                          ? "the process died of " + signalText(exit.signal)
                           : fmt::format("the process exited with status {} during the call", exit.status);
     std::vector<std::string> lines;
     std::string line;

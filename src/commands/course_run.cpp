@@ -264,13 +264,10 @@ private:
                          const Student::CourseFunction &function) {
         Isolated result;
         bool answered = false;
-        ChildSettings settings;
-        settings.runLimitMs = limitSeconds_ * 1000;
-        settings.stdoutTo = ChildSettings::Output::Capture;
-        settings.stderrTo = ChildSettings::Output::Capture;
-        settings.onOutput = [&result](std::string_view chunk) {
+        ChildSettings settings = ChildSettings::capturing([&result](std::string_view chunk) {
             if (result.printed.size() < kMaxPrinted) result.printed.append(chunk);
-        };
+        });
+        settings.runLimitMs = limitSeconds_ * 1000;
         settings.onMessage = [&](const std::string &line) {
             int status = 0;
             int crashed = 0;

@@ -262,15 +262,12 @@ private:
     std::size_t runFrom(std::size_t start) {
         std::size_t lastReported = tasks_.size();  // none yet
         std::string printed;
-        ChildSettings settings;
-        settings.silenceLimitMs = kCaseTimeoutSeconds * 1000;
-        settings.stdoutTo = ChildSettings::Output::Capture;
-        settings.stderrTo = ChildSettings::Output::Capture;
-        settings.onMessage = [&](const std::string &line) { received(line, lastReported, printed); };
-        settings.onOutput = [&printed](std::string_view chunk) {
+        ChildSettings settings = ChildSettings::capturing([&printed](std::string_view chunk) {
             printed.append(chunk);
             if (printed.size() > 8192) printed.erase(0, printed.size() - 4096);
-        };
+        });
+        settings.silenceLimitMs = kCaseTimeoutSeconds * 1000;
+        settings.onMessage = [&](const std::string &line) { received(line, lastReported, printed); };
         ChildExit exit;
         try {
             exit = runChild([this, start](int results) { childMain(results, start); }, settings);

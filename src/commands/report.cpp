@@ -5,7 +5,6 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <functional>
 #include <optional>
 #include <sstream>
 #include <stdexcept>
@@ -195,15 +194,6 @@ struct Ran {
     ChildExit exit;
 };
 
-// Settings that hand a child's stdout and stderr, in the order written, to onOutput.
-ChildSettings capturing(std::function<void(std::string_view)> onOutput) {
-    ChildSettings settings;
-    settings.stdoutTo = ChildSettings::Output::Capture;
-    settings.stderrTo = ChildSettings::Output::Capture;
-    settings.onOutput = std::move(onOutput);
-    return settings;
-}
-
 // Runs the steps one after another as child processes of the program, with one progress
 // line over all their units (on a terminal), or a line per step (elsewhere, unless quiet).
 class Runner {
@@ -220,7 +210,7 @@ public:
         Ran ran;
         std::string pending, runId;
         bool header = false;
-        ChildSettings settings = capturing([&](std::string_view chunk) {
+        ChildSettings settings = ChildSettings::capturing([&](std::string_view chunk) {
             ran.output.append(chunk);
             pending.append(chunk);
             for (auto end = pending.find('\n'); end != std::string::npos; end = pending.find('\n')) {
@@ -290,10 +280,9 @@ void addTimeline(PerformanceInputs &inputs, const Ran &ran, const Plan &plan) {
     }
     // Its verdict line says why ("verdict: unavailable: CUPTI ..."), else how the run ended.
     const std::size_t verdict = timeline.find("verdict: ");
-    inputs.thrustUntraced = whyStopped(ran);
-    if (verdict != std::string::npos) {
-        inputs.thrustUntraced = timeline.substr(verdict + 9, timeline.find('\n', verdict) - verdict - 9);
-    }
+    inputs.thrustUntraced = verdict == std::string::npos
+                                ? whyStopped(ran)
+                                : timeline.substr(verdict + 9, timeline.find('\n', verdict) - verdict - 9);
 }
 
 // The course's tests, the block sizes (with a GPU), the array sizes at the block size the
@@ -342,7 +331,7 @@ std::vector<std::string> plot(const Plan &plan, const fs::path &dir, std::vector
     const fs::path csv = plan.data / "sizes.csv";
     if (!fs::exists(csv)) return {};
     std::string output;
-    const ChildSettings settings = capturing([&output](std::string_view chunk) { output.append(chunk); });
+    const ChildSettings settings = ChildSettings::capturing([&output](std::string_view chunk) { output.append(chunk); });
     ChildExit exit;
     try {
         exit = runProgram("python3", {kPlotScript, csv.string(), "--out", dir.string(), "--name", "sizes", "--reference",

@@ -10,6 +10,7 @@
 #include <functional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace Harness {
@@ -41,6 +42,15 @@ struct ChildSettings {
     std::function<void(const std::string &line)> onMessage;
     // What the child printed to a captured stdout or stderr, chunk by chunk.
     std::function<void(std::string_view chunk)> onOutput;
+
+    /** Settings that hand the child's stdout and stderr, in the order written, to `output`. */
+    static ChildSettings capturing(std::function<void(std::string_view chunk)> output) {
+        ChildSettings settings;
+        settings.stdoutTo = Output::Capture;
+        settings.stderrTo = Output::Capture;
+        settings.onOutput = std::move(output);
+        return settings;
+    }
 };
 
 /** How a child ended. */

@@ -59,18 +59,13 @@ std::string timedText(const Row &r) {
     return t.cold ? "events" : "host timer";
 }
 
-}  // namespace
-
-std::vector<Field> contextFields(const Context &c) {
+// The fields of the GPU, from its name to its state at the start: its ceilings, launch
+// times and clocks (empty without a GPU), with the processes and the L2 flush among them.
+std::vector<Field> deviceFields(const Context &c) {
     const auto gpu = [&c](auto get) -> Value { return c.gpu ? Value(get(*c.gpu)) : Value(); };
     const auto reading = [](const auto &value) { return value ? maybe(value) : Value(std::string("unavailable")); };
     const GpuState &start = c.gpuStateAtStart;
     return {
-        {"run_id", "Run", c.runId},
-        {"date", "Date", c.date},
-        {"mode", "Mode", c.mode},
-        {"command_line", "Command", c.commandLine},
-        {"version", "Program version", c.version},
         {"gpu", "GPU", c.gpu ? c.gpu->name : "none (no CUDA device)"},
         {"gpu_uuid", "GPU UUID", gpu([](const DeviceInfo &d) { return d.uuid; })},
         {"compute_capability", "Compute capability",
@@ -103,6 +98,22 @@ std::vector<Field> contextFields(const Context &c) {
         {"temperature_C_at_start", "GPU temperature at the start, C", reading(start.temperatureC)},
         {"power_W_at_start", "GPU power at the start, W", reading(start.powerW)},
         {"throttle_at_start", "Clock limits at the start", throttleField(start)},
+    };
+}
+
+}  // namespace
+
+std::vector<Field> contextFields(const Context &c) {
+    std::vector<Field> fields = {
+        {"run_id", "Run", c.runId},
+        {"date", "Date", c.date},
+        {"mode", "Mode", c.mode},
+        {"command_line", "Command", c.commandLine},
+        {"version", "Program version", c.version},
+    };
+    const std::vector<Field> device = deviceFields(c);
+    fields.insert(fields.end(), device.begin(), device.end());
+    fields.insert(fields.end(), {
         {"nvcc_version", "nvcc", c.nvccVersion},
         {"cuda_flags", "CUDA flags", c.cudaFlags},
         {"cuda_architectures", "CUDA architectures", c.cudaArchitectures},
@@ -122,7 +133,8 @@ std::vector<Field> contextFields(const Context &c) {
                      "std::chrono around the loop; course submissions: their own timers")},
         {"sampling", "Calls per figure", c.sampling},
         {"bytes_counted", "Bytes counted for GB/s", bytesCountedText()},
-    };
+    });
+    return fields;
 }
 
 const char *statusName(Row::Status status) {

@@ -2,6 +2,7 @@
 
 #include <cstddef>
 #include <type_traits>
+#include <utility>
 
 #include "block_scan.cuh"
 #include "dependent_launch.cuh"
@@ -89,6 +90,25 @@ struct PairPassPolicies {
     using Ampere = PassPolicy<512, 12, 2>;
     using Turing = PassPolicy<256, 12, 0>;
     using Blackwell = Ampere;
+};
+
+// Pass policies up to kMidTileLimit keys, where a pass of the full tile has too few tiles to fill
+// the GPU (2^20 keys are 171 Hopper tiles on 132 SMs): sm_90 takes 384 x 8 keys (384 x 10 with
+// values, whose pass spills 8 bytes at 56 registers) at three blocks per SM, the other families
+// their full tile. On an H100 against 384 x 16 (384 x 14): 14-22% faster from 2^14 to 2^18, a tie
+// at 2^20, slower from 2^22; with values 11-16% faster to 2^18 and 7% at 2^20.
+constexpr int kMidTileLimit = 1 << 20;
+struct MidPassPolicies {
+    using Hopper = PassPolicy<384, 8, 3>;
+    using Ampere = PassPolicies::Ampere;
+    using Turing = PassPolicies::Turing;
+    using Blackwell = PassPolicies::Blackwell;
+};
+struct MidPairPassPolicies {
+    using Hopper = PassPolicy<384, 10, 3>;
+    using Ampere = PairPassPolicies::Ampere;
+    using Turing = PairPassPolicies::Turing;
+    using Blackwell = PairPassPolicies::Blackwell;
 };
 
 // The histogram kernel's chunk: kHistogramThreads threads of kHistogramItems keys.
@@ -692,8 +712,26 @@ template <bool Pairs>
 using PoliciesOf = std::conditional_t<Pairs, PairPassPolicies, PassPolicies>;
 
 template <bool Pairs>
+using MidPoliciesOf = std::conditional_t<Pairs, MidPairPassPolicies, MidPassPolicies>;
+
+// Calls f with the pass policy of a sort of n keys: the mid tile up to kMidTileLimit, else
+// the full tile.
+template <bool Pairs, typename F>
+decltype(auto) withPassPolicy(Common::PolicyFamily family, long long n, F &&f) {
+    if (n <= kMidTileLimit) return Common::withPolicy<MidPoliciesOf<Pairs>>(family, std::forward<F>(f));
+    return Common::withPolicy<PoliciesOf<Pairs>>(family, std::forward<F>(f));
+}
+
+// The full tile: a sort of at most this many keys runs in one block.
+template <bool Pairs>
 int tileItemsOf(Common::PolicyFamily family) {
     return Common::withPolicy<PoliciesOf<Pairs>>(family, [](auto policy) { return decltype(policy)::kTileItems; });
+}
+
+// The pass tile of a sort of n keys.
+template <bool Pairs>
+int passTileItemsOf(Common::PolicyFamily family, long long n) {
+    return withPassPolicy<Pairs>(family, n, [](auto policy) { return decltype(policy)::kTileItems; });
 }
 
 // Picks the device's pass policy, reserves the scratch (grown only when a larger sort
@@ -701,7 +739,7 @@ int tileItemsOf(Common::PolicyFamily family) {
 template <bool Pairs>
 SortState reserveSort(int n) {
     const Common::PolicyFamily family = Common::policyFamily();
-    const long long items = tileItemsOf<Pairs>(family);
+    const long long items = passTileItemsOf<Pairs>(family, n);
     unsigned *keysBetweenPasses = scratchKeys.reserve<unsigned>(static_cast<std::size_t>(n));
     unsigned *valuesBetweenPasses = Pairs ? scratchValues.reserve<unsigned>(static_cast<std::size_t>(n)) : nullptr;
     const auto numTiles = static_cast<unsigned>((static_cast<long long>(n) + items - 1) / items);
@@ -757,7 +795,7 @@ void sortPasses(int n, unsigned *output, const unsigned *input, unsigned signFli
         unsigned *to = intoOutput ? output : state.keysBetweenPasses;
         route.out = intoOutput ? values.out : state.valuesBetweenPasses;
         const std::size_t statusOffset = static_cast<std::size_t>(pass) * state.numTiles * kRadix;
-        Common::withPolicy<PoliciesOf<Pairs>>(state.family, [&](auto policy) {
+        withPassPolicy<Pairs>(state.family, n, [&](auto policy) {
             using P = decltype(policy);
             Common::launchDependent(dependent, "launch kernOnesweepPass", kernOnesweepPass<P, Pairs>, state.numTiles,
                                     P::kThreads, n, to, from, route, pass * kDigitBits, pass == 0 ? signFlip : 0u,
@@ -805,6 +843,10 @@ void sortOnDevice(int n, unsigned *dOut, const unsigned *dIn, unsigned signFlip,
 int tileItems(Common::PolicyFamily family) { return tileItemsOf<false>(family); }
 
 int pairTileItems(Common::PolicyFamily family) { return tileItemsOf<true>(family); }
+
+int passTileItems(Common::PolicyFamily family, long long n, bool pairs) {
+    return pairs ? passTileItemsOf<true>(family, n) : passTileItemsOf<false>(family, n);
+}
 
 void sortDevice(int n, int *dOut, const int *dIn) {
     Common::Operation operation("onesweep", "sort", n);

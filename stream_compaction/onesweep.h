@@ -30,6 +30,13 @@ int tileItems(Common::PolicyFamily family);
 int pairTileItems(Common::PolicyFamily family);
 
 /**
+ * Keys per pass tile of a sort of n keys (with values when `pairs`) past one block: up to
+ * 2^20 keys Hopper's passes take a smaller tile (3072 keys, 3840 with values), which
+ * spreads them over more SMs; larger sorts, and the other families, take the full tile.
+ */
+int passTileItems(Common::PolicyFamily family, long long n, bool pairs);
+
+/**
  * The registry row: ascending sort of signed ints, of unsigned ints, and of int keys
  * carrying int values (stable).
  */

@@ -128,12 +128,20 @@ void expectSortsLikeStdSort(const std::vector<int> &input, int inOffset = 0, int
 // the small-array path's networks and tiles of 512 threads of 2, 4 and 8; around the tile (the
 // last one-block size, the first of the passes); several tiles; many, so that the
 // look-back passes many aggregates; and two large ones.
-std::vector<int> sizesAround(int tile, int largest) {
-    return {0,        1,    2,        33,           1024,           1025,          2048, 2049, 4096, 4097,
-            tile - 1, tile, tile + 1, 5 * tile + 3, 100 * tile + 11, (1 << 20) + 3, largest};
+// The one-block path's ends and the full tile's; a whole number of the smaller passes'
+// tiles (`midTile`) and one more; the last size of the smaller tiles, 2^20, and the first
+// of the full ones.
+std::vector<int> sizesAround(int tile, int midTile, int largest) {
+    return {0,           1,               2,    33,       1024, 1025,         2048,          2049,
+            4096,        4097,            tile - 1, tile, tile + 1, 3 * midTile, 3 * midTile + 1, 5 * tile + 3,
+            100 * tile + 11, 1 << 20, (1 << 20) + 3, largest};
 }
 
-std::vector<int> sizes() { return sizesAround(kTile, (1 << 24) + 7); }
+/** Keys per pass tile of Hopper's sorts up to 2^20 keys, without and with values. */
+const int kMidTile = Onesweep::passTileItems(StreamCompaction::Common::PolicyFamily::Hopper, 1 << 16, false);
+const int kMidPairTile = Onesweep::passTileItems(StreamCompaction::Common::PolicyFamily::Hopper, 1 << 16, true);
+
+std::vector<int> sizes() { return sizesAround(kTile, kMidTile, (1 << 24) + 7); }
 
 // Every input shape, and a case's name from its shape and size ("sorted_n6145").
 const auto kAllShapes =
@@ -207,7 +215,7 @@ void expectSortsPairsStably(const std::vector<int> &keys, std::uint64_t seed) {
     expectSameArrays(download(dValues, n), values, "values after sorting");
 }
 
-std::vector<int> pairSizes() { return sizesAround(kPairTile, (1 << 22) + 7); }
+std::vector<int> pairSizes() { return sizesAround(kPairTile, kMidPairTile, (1 << 22) + 7); }
 
 class OnesweepSortPairs : public ::testing::TestWithParam<std::tuple<Shape, int>> {};
 

@@ -78,6 +78,13 @@ TEST(PolicyFamilies, HopperKeepsTheMeasuredShapes) {
     EXPECT_EQ(StreamCompaction::Decoupled::tileItems(PolicyFamily::Hopper), 256 * 32);
     EXPECT_EQ(StreamCompaction::Onesweep::tileItems(PolicyFamily::Hopper), 384 * 16);
     EXPECT_EQ(StreamCompaction::Onesweep::pairTileItems(PolicyFamily::Hopper), 384 * 14);
+    // Up to 2^20 keys Hopper's passes take smaller tiles; the other families their full one.
+    EXPECT_EQ(StreamCompaction::Onesweep::passTileItems(PolicyFamily::Hopper, 1 << 20, false), 384 * 8);
+    EXPECT_EQ(StreamCompaction::Onesweep::passTileItems(PolicyFamily::Hopper, 1 << 20, true), 384 * 10);
+    EXPECT_EQ(StreamCompaction::Onesweep::passTileItems(PolicyFamily::Hopper, (1 << 20) + 1, false), 384 * 16);
+    EXPECT_EQ(StreamCompaction::Onesweep::passTileItems(PolicyFamily::Hopper, (1 << 20) + 1, true), 384 * 14);
+    EXPECT_EQ(StreamCompaction::Onesweep::passTileItems(PolicyFamily::Ampere, 1 << 20, false),
+              StreamCompaction::Onesweep::tileItems(PolicyFamily::Ampere));
     EXPECT_EQ(StreamCompaction::Shared::itemsPerThread(PolicyFamily::Hopper), 16);
 }
 

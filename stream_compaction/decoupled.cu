@@ -3,6 +3,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
+#include <utility>
 
 #include <cuda/atomic>
 
@@ -60,6 +61,24 @@ struct TilePolicies {
     // Hopper's SM, but the fat binary's compute_120 PTX does not load there).
     using Blackwell = Turing;
 };
+
+// Tiles for arrays of at most kSmallTileLimit items, where the full tiles are fewer than
+// the SMs (2^16 items are 8 Hopper tiles on 132 SMs) and a call's time is one tile's
+// latency: sm_90 takes 256 x 2 int4 (2048 items), the other families their full tile.
+constexpr long long kSmallTileLimit = 1 << 18;
+struct SmallTilePolicies {
+    using Hopper = TilePolicy<256, 2, 0>;
+    using Turing = TilePolicies::Turing;
+    using Ampere = TilePolicies::Ampere;
+    using Blackwell = TilePolicies::Blackwell;
+};
+
+// Calls f with the tile policy of an operation on n items.
+template <typename F>
+decltype(auto) withTilePolicy(Common::PolicyFamily family, long long n, F &&f) {
+    if (n <= kSmallTileLimit) return Common::withPolicy<SmallTilePolicies>(family, std::forward<F>(f));
+    return Common::withPolicy<TilePolicies>(family, std::forward<F>(f));
+}
 
 using Common::kLastEpoch;
 
@@ -337,7 +356,7 @@ TileStorage &tileStorage() {
 template <typename Sum>
 TileState<Sum> prepareTiles(long long n, KeptCount<Sum> *kept = nullptr) {
     const Common::PolicyFamily family = Common::policyFamily();
-    const long long items = tileItems(family);
+    const long long items = tileItemsFor(family, n);
     const auto numTiles = static_cast<unsigned int>((n + items - 1) / items);
     const std::size_t words = 2 + TileStatus<Sum>::kWordsPerTile * static_cast<std::size_t>(numTiles);
     TileStorage &storage = tileStorage<Sum>();
@@ -357,7 +376,7 @@ bool aligned16(const void *ptr) { return reinterpret_cast<std::uintptr_t>(ptr) %
 template <Mode M, typename Sum, typename Out>
 void launchTiles(long long n, Out *dOut, const int *dIn, Predicate keep, const TileState<Sum> &state) {
     const bool vectorAligned = aligned16(dIn) && aligned16(dOut);
-    Common::withPolicy<TilePolicies>(state.family, [&](auto policy) {
+    withTilePolicy(state.family, n, [&](auto policy) {
         using P = decltype(policy);
         kernDecoupledTile<P, M><<<state.numTiles, P::kThreads>>>(n, dOut, dIn, keep, state, vectorAligned);
     });
@@ -394,6 +413,10 @@ std::size_t downloadKept(long long n, const TileState<unsigned long long> &state
 
 int tileItems(Common::PolicyFamily family) {
     return Common::withPolicy<TilePolicies>(family, [](auto policy) { return decltype(policy)::kTileItems; });
+}
+
+int tileItemsFor(Common::PolicyFamily family, long long n) {
+    return withTilePolicy(family, n, [](auto policy) { return decltype(policy)::kTileItems; });
 }
 
 void scanDevice(int n, int *dOut, const int *dIn) {

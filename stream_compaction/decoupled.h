@@ -17,6 +17,13 @@ namespace StreamCompaction::Decoupled {
 int tileItems(Common::PolicyFamily family);
 
 /**
+ * Items per tile of an operation on n items: up to 2^18 Hopper takes 2048-item tiles,
+ * which spread a small array over more SMs; larger arrays, and the other families, the
+ * full tile.
+ */
+int tileItemsFor(Common::PolicyFamily family, long long n);
+
+/**
  * The registry row: scan, compaction and stable partition, for the course's `int n`
  * and for 64-bit counts (int64 sums).
  */

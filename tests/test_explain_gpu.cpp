@@ -160,7 +160,7 @@ TEST_F(TracedGpu, DecoupledScanIsOneKernel) {
     const std::vector<std::string> names = kernelNames(trace);
     ASSERT_EQ(names.size(), 1u);
     EXPECT_EQ(names[0].rfind("kernDecoupledTile", 0), 0u) << names[0];
-    const int items = StreamCompaction::Decoupled::tileItems(Common::policyFamily());
+    const int items = StreamCompaction::Decoupled::tileItemsFor(Common::policyFamily(), n);
     for (const TraceEvent &event : trace.events) {
         if (event.kind == TraceEvent::Kind::Kernel) {
             EXPECT_EQ(event.grid[0], (n + items - 1) / items);

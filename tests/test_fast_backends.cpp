@@ -1,8 +1,8 @@
 // The CUB, shared-memory and decoupled look-back back ends, every operation each offers,
 // against the independent references: the edge sizes, sizes around each back end's tile
-// (shared: 2048 elements at the default block size; decoupled: 8192), random, all-zero
-// and all-non-zero inputs, poisoned outputs (Harness::run), repeated calls that reuse
-// the look-back's tile status, and arrays that are not 16-byte aligned.
+// (shared: 2048 elements at the default block size; decoupled: 8192, and 2048 up to 2^18),
+// random, all-zero and all-non-zero inputs, poisoned outputs (Harness::run), repeated
+// calls that reuse the look-back's tile status, and arrays that are not 16-byte aligned.
 
 #include <cstdint>
 #include <random>
@@ -46,6 +46,7 @@ std::vector<int> fastSizes() {
     const int sharedTile = 2048, decoupledTile = 8192;
     for (int n : {sharedTile - 1, sharedTile, sharedTile + 1, 5 * sharedTile + 3,
                   decoupledTile - 1, decoupledTile, decoupledTile + 1, 3 * decoupledTile + 5,
+                  1 << 18, (1 << 18) + 1,     // decoupled's last size of small tiles, and its first of full ones
                   100 * decoupledTile + 3}) {  // > 32 tiles: the look-back window slides
         sizes.push_back(n);
     }

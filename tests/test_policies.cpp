@@ -76,6 +76,10 @@ TEST(PolicyFamilies, ForcedFamilyIsTheOneUsed) {
 // The H200's figures were measured with these shapes (results/h200/perf-notes.md).
 TEST(PolicyFamilies, HopperKeepsTheMeasuredShapes) {
     EXPECT_EQ(StreamCompaction::Decoupled::tileItems(PolicyFamily::Hopper), 256 * 32);
+    EXPECT_EQ(StreamCompaction::Decoupled::tileItemsFor(PolicyFamily::Hopper, 1 << 18), 256 * 8);
+    EXPECT_EQ(StreamCompaction::Decoupled::tileItemsFor(PolicyFamily::Hopper, (1 << 18) + 1), 256 * 32);
+    EXPECT_EQ(StreamCompaction::Decoupled::tileItemsFor(PolicyFamily::Ampere, 1 << 18),
+              StreamCompaction::Decoupled::tileItems(PolicyFamily::Ampere));
     EXPECT_EQ(StreamCompaction::Onesweep::tileItems(PolicyFamily::Hopper), 384 * 16);
     EXPECT_EQ(StreamCompaction::Onesweep::pairTileItems(PolicyFamily::Hopper), 384 * 14);
     // Up to 2^20 keys Hopper's passes take smaller tiles; the other families their full one.

@@ -66,18 +66,14 @@ struct TilePolicies {
 // the SMs (2^16 items are 8 Hopper tiles on 132 SMs) and a call's time is one tile's
 // latency: sm_90 takes 256 x 2 int4 (2048 items), the other families their full tile.
 constexpr long long kSmallTileLimit = 1 << 18;
-struct SmallTilePolicies {
+struct SmallTilePolicies : TilePolicies {
     using Hopper = TilePolicy<256, 2, 0>;
-    using Turing = TilePolicies::Turing;
-    using Ampere = TilePolicies::Ampere;
-    using Blackwell = TilePolicies::Blackwell;
 };
 
 // Calls f with the tile policy of an operation on n items.
 template <typename F>
 decltype(auto) withTilePolicy(Common::PolicyFamily family, long long n, F &&f) {
-    if (n <= kSmallTileLimit) return Common::withPolicy<SmallTilePolicies>(family, std::forward<F>(f));
-    return Common::withPolicy<TilePolicies>(family, std::forward<F>(f));
+    return Common::withPolicyBySize<SmallTilePolicies, TilePolicies>(family, n, kSmallTileLimit, std::forward<F>(f));
 }
 
 using Common::kLastEpoch;

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <optional>
+#include <utility>
 
 namespace StreamCompaction {
 namespace Common {
@@ -95,6 +96,17 @@ decltype(auto) withPolicy(PolicyFamily family, Launch &&launch) {
         case PolicyFamily::Hopper: break;
     }
     return launch(typename Policies::Hopper{});
+}
+
+/**
+ * withPolicy with SmallPolicies for a call on at most `limit` items and Policies for a
+ * larger one: where a small array's full tiles are fewer than the SMs, smaller tiles
+ * spread it over more of them.
+ */
+template <typename SmallPolicies, typename Policies, typename Launch>
+decltype(auto) withPolicyBySize(PolicyFamily family, long long n, long long limit, Launch &&launch) {
+    if (n <= limit) return withPolicy<SmallPolicies>(family, std::forward<Launch>(launch));
+    return withPolicy<Policies>(family, std::forward<Launch>(launch));
 }
 
 }  // namespace Common

@@ -98,17 +98,11 @@ struct PairPassPolicies {
 // their full tile. On an H100 against 384 x 16 (384 x 14): 14-22% faster from 2^14 to 2^18, a tie
 // at 2^20, slower from 2^22; with values 11-16% faster to 2^18 and 7% at 2^20.
 constexpr int kMidTileLimit = 1 << 20;
-struct MidPassPolicies {
+struct MidPassPolicies : PassPolicies {
     using Hopper = PassPolicy<384, 8, 3>;
-    using Ampere = PassPolicies::Ampere;
-    using Turing = PassPolicies::Turing;
-    using Blackwell = PassPolicies::Blackwell;
 };
-struct MidPairPassPolicies {
+struct MidPairPassPolicies : PairPassPolicies {
     using Hopper = PassPolicy<384, 10, 3>;
-    using Ampere = PairPassPolicies::Ampere;
-    using Turing = PairPassPolicies::Turing;
-    using Blackwell = PairPassPolicies::Blackwell;
 };
 
 // The histogram kernel's chunk: kHistogramThreads threads of kHistogramItems keys.
@@ -718,8 +712,8 @@ using MidPoliciesOf = std::conditional_t<Pairs, MidPairPassPolicies, MidPassPoli
 // the full tile.
 template <bool Pairs, typename F>
 decltype(auto) withPassPolicy(Common::PolicyFamily family, long long n, F &&f) {
-    if (n <= kMidTileLimit) return Common::withPolicy<MidPoliciesOf<Pairs>>(family, std::forward<F>(f));
-    return Common::withPolicy<PoliciesOf<Pairs>>(family, std::forward<F>(f));
+    return Common::withPolicyBySize<MidPoliciesOf<Pairs>, PoliciesOf<Pairs>>(family, n, kMidTileLimit,
+                                                                               std::forward<F>(f));
 }
 
 // The full tile: a sort of at most this many keys runs in one block.

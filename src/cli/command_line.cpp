@@ -234,7 +234,29 @@ void addRunOptions(CLI::App &app, Options &options, RawText &raw) {
         ->group(kRunGroup);
 }
 
-// Adds the sweep and report options; returns those whose presence asks for a sweep.
+// Adds the report options, noting in sweepFlags those whose presence asks for a sweep.
+void addReportOptions(CLI::App &app, Options &options, RawText &raw, std::vector<CLI::Option *> &sweepFlags) {
+    sweepFlags.push_back(addChecked(app, "--format", raw.format,
+                                    "Format on stdout: text (default), markdown, csv or json", kReportGroup, "FORMAT",
+                                    [](const std::string &text) { parseFormat(text); }));
+    sweepFlags.push_back(
+        addChecked(app, "--output", options.outputs,
+                   "Also write the report to FILE, in the format its extension names (.txt, .md, .csv, "
+                   ".json); repeatable",
+                   kReportGroup, "FILE",
+                   [](const std::string &path) {
+                       if (!formatForPath(path)) {
+                           throw std::invalid_argument(fmt::format(
+                               "'{}' has no known extension; name the file .txt, .md, .csv or .json", path));
+                       }
+                   })
+            ->allow_extra_args(false));
+    app.add_flag("--quiet", options.quiet, "No progress line on stderr (shown only when stderr is a terminal)")
+        ->group(kReportGroup);
+}
+
+// Adds the sweep options, then the report options; returns those whose presence asks for a
+// sweep.
 std::vector<CLI::Option *> addSweepOptions(CLI::App &app, Options &options, RawText &raw) {
     std::vector<CLI::Option *> sweepFlags;
     sweepFlags.push_back(
@@ -273,9 +295,9 @@ std::vector<CLI::Option *> addSweepOptions(CLI::App &app, Options &options, RawT
     sweepFlags.push_back(addChecked(
         app, "--processes", raw.processes,
         fmt::format("Run the sweep in N processes, one after another (N - 1 child processes of this program, then "
-                    "this one), each writing a JSON report, and make each figure the mean of the processes' medians: the GPU's launches run a few percent "
-                    "faster or slower for a whole process, so figures over several processes agree better from run "
-                    "to run (default 1; up to {})",
+                    "this one), each writing a JSON report, and make each figure the mean of the processes' medians: "
+                    "the GPU's launches run a few percent faster or slower for a whole process, so figures over "
+                    "several processes agree better from run to run (default 1; up to {})",
                     kMaxProcesses),
         kSweepGroup, "N", checkProcessCount));
     // Two flags, not CLI11's "--npot,!--no-npot", so that both together can be refused
@@ -285,23 +307,7 @@ std::vector<CLI::Option *> addSweepOptions(CLI::App &app, Options &options, RawT
             ->description("Also measure SIZE - 3 for every power of two SIZE in --sizes (the default)")
             ->group(kSweepGroup));
     sweepFlags.push_back(app.add_flag("--no-npot")->description("Measure the sizes in --sizes alone")->group(kSweepGroup));
-    sweepFlags.push_back(addChecked(app, "--format", raw.format,
-                                    "Format on stdout: text (default), markdown, csv or json", kReportGroup, "FORMAT",
-                                    [](const std::string &text) { parseFormat(text); }));
-    sweepFlags.push_back(
-        addChecked(app, "--output", options.outputs,
-                   "Also write the report to FILE, in the format its extension names (.txt, .md, .csv, "
-                   ".json); repeatable",
-                   kReportGroup, "FILE",
-                   [](const std::string &path) {
-                       if (!formatForPath(path)) {
-                           throw std::invalid_argument(fmt::format(
-                               "'{}' has no known extension; name the file .txt, .md, .csv or .json", path));
-                       }
-                   })
-            ->allow_extra_args(false));
-    app.add_flag("--quiet", options.quiet, "No progress line on stderr (shown only when stderr is a terminal)")
-        ->group(kReportGroup);
+    addReportOptions(app, options, raw, sweepFlags);
     return sweepFlags;
 }
 
